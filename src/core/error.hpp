@@ -1,0 +1,23 @@
+#pragma once
+// Errors users see. Every message is one line: "file:line:column: problem" (line/column when known).
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace hyalign {
+
+// A problem in an input file the user gave us.
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string_view file, std::size_t line, std::string_view problem, std::size_t column = 0);
+  InputError(std::string_view file, std::string_view problem);  // whole-file problem, no line
+};
+
+// A problem with the command line or the combination of inputs (not tied to a file position).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace hyalign

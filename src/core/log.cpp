@@ -1,0 +1,49 @@
+#include "core/log.hpp"
+
+#include <unistd.h>
+
+namespace hyalign {
+
+Log& Log::instance() {
+  static Log log;
+  return log;
+}
+
+void Log::set_copy(std::FILE* file) {
+  std::lock_guard lock(mutex_);
+  copy_ = file;
+}
+
+void Log::message(std::string_view text) {
+  std::lock_guard lock(mutex_);
+  if (!quiet_) fmt::print(stderr, "{}\n", text);
+  if (copy_) fmt::print(copy_, "{}\n", text);
+}
+
+void Log::warning(std::string_view text) { message(fmt::format("warning: {}", text)); }
+
+Progress::Progress(std::string label, std::size_t total)
+    : label_(std::move(label)), total_(total), start_(std::chrono::steady_clock::now()),
+      enabled_(isatty(STDERR_FILENO) != 0) {}
+
+Progress::~Progress() {
+  if (enabled_) fmt::print(stderr, "\r\033[K");
+}
+
+void Progress::advance(std::size_t n) {
+  std::size_t done = done_.fetch_add(n) + n;
+  if (!enabled_) return;
+  auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_).count();
+  auto last = last_draw_ms_.load();
+  if (now_ms - last < 200 && done != total_) return;
+  if (last_draw_ms_.compare_exchange_strong(last, now_ms)) draw(done);
+}
+
+void Progress::draw(std::size_t done) {
+  double seconds = static_cast<double>(last_draw_ms_.load()) / 1000.0;
+  fmt::print(stderr, "\r{}: {}/{} ({:.0f}%) {:.1f}s", label_, done, total_,
+             total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0, seconds);
+  std::fflush(stderr);
+}
+
+}  // namespace hyalign

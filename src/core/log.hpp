@@ -1,0 +1,57 @@
+#pragma once
+// Logging to stderr (and optionally a copy to a log file), plus a progress line for long runs.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace hyalign {
+
+class Log {
+ public:
+  static Log& instance();
+  void set_quiet(bool quiet) { quiet_ = quiet; }
+  // Also append every message to this file (PaPaRa's papara_log.NAME); nullptr stops it.
+  void set_copy(std::FILE* file);
+  void message(std::string_view text);
+  void warning(std::string_view text);
+
+ private:
+  std::mutex mutex_;
+  std::FILE* copy_ = nullptr;
+  bool quiet_ = false;
+};
+
+template <typename... Args>
+void log_info(fmt::format_string<Args...> format, Args&&... args) {
+  Log::instance().message(fmt::format(format, std::forward<Args>(args)...));
+}
+template <typename... Args>
+void log_warning(fmt::format_string<Args...> format, Args&&... args) {
+  Log::instance().warning(fmt::format(format, std::forward<Args>(args)...));
+}
+
+// Thread-safe "done/total" counter that redraws one stderr line at most a few times a second,
+// only when stderr is a terminal.
+class Progress {
+ public:
+  Progress(std::string label, std::size_t total);
+  ~Progress();
+  void advance(std::size_t n = 1);
+
+ private:
+  void draw(std::size_t done);
+  std::string label_;
+  std::size_t total_;
+  std::atomic<std::size_t> done_{0};
+  std::atomic<std::int64_t> last_draw_ms_{0};
+  std::chrono::steady_clock::time_point start_;
+  bool enabled_;
+};
+
+}  // namespace hyalign

@@ -1,0 +1,69 @@
+#pragma once
+// Streaming reader for FASTA and FASTQ, plain or gzip-compressed (detected from content, not the
+// file name). Records are produced one at a time, so memory stays bounded by the longest record.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace hyalign {
+
+// Line-by-line text reader over zlib (plain or gzip, detected from content; "-" is standard input),
+// reading 1 MiB chunks. Shared by the sequence, alignment and Newick readers. A UTF-8 byte-order mark
+// at the start is skipped. Throws InputError (file:line:column) on NUL or other control bytes (anything
+// below 0x20 except tab and '\r', and 0x7f), lines longer than 1 GiB, read errors and truncated gzip data.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path);  // throws InputError if it cannot be opened
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // Next line without its '\n' and trailing '\r'; false at end of file. The view stays valid until
+  // the next call.
+  bool next(std::string_view& line);
+  std::size_t line_number() const;  // 1-based number of the line last returned (0 before the first)
+  const std::string& path() const;  // as given
+  const std::string& name() const;  // for messages: the path, or "<stdin>" for "-"
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A FASTA/FASTQ header (text after '>' or '@') as a record name: leading/trailing whitespace removed,
+// each inner run of whitespace replaced by one '_'.
+std::string normalize_sequence_name(std::string_view header);
+
+struct SequenceRecord {
+  std::string name;      // the whole header line after '>'/'@', runs of whitespace replaced by one '_'
+                         // (leading/trailing whitespace and a trailing '\r' removed)
+  std::string sequence;  // residues as read (line breaks and whitespace removed, nothing else changed)
+  std::string quality;   // FASTQ only
+  std::size_t line = 0;  // 1-based line of the header
+};
+
+enum class SequenceFormat { fasta, fastq };
+
+class SequenceReader {
+ public:
+  // path "-" reads standard input. Throws InputError if the file cannot be opened, is empty,
+  // is binary (NUL or other control bytes), or does not start with '>' or '@'.
+  explicit SequenceReader(const std::string& path);
+  ~SequenceReader();
+  SequenceReader(const SequenceReader&) = delete;
+  SequenceReader& operator=(const SequenceReader&) = delete;
+
+  // Next record, false at end of file. Throws InputError naming file and line on malformed input
+  // (FASTQ: missing '+' line, quality length differing from the sequence; FASTA: empty name,
+  // control/binary bytes inside a sequence).
+  bool next(SequenceRecord& record);
+  SequenceFormat format() const;
+  const std::string& path() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hyalign

@@ -1,0 +1,130 @@
+#include "kernels/scalar/papara_scalar.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace hyalign::kernels {
+namespace {
+constexpr int kMinusInfinity = std::numeric_limits<int>::min() / 4;
+}
+
+int papara_score_scalar(std::span<const StateSet> query, BranchView branch, const PaparaScoring& sc) {
+  const std::size_t m = query.size();
+  const std::size_t n = branch.columns;
+  if (m == 0 || n == 0) return 0;
+  // One line along the query: S and D of the previous column, I carried down the current column.
+  std::vector<int> s_prev(m + 1, 0), d(m + 1, kMinusInfinity);
+  int best = kMinusInfinity;
+  for (std::size_t i = 1; i <= n; ++i) {
+    const StateSet a = branch.states[i - 1];
+    const bool cgap = branch.cgap[i - 1] != 0;
+    const int open_d = cgap ? 0 : sc.gap_open, extend_d = cgap ? 0 : sc.gap_extend;
+    const int cgap_bonus = cgap ? sc.match_cgap : 0;
+    int diag = 0;  // S(i-1, j-1), with S(i-1, 0) = 0
+    int s_up = 0;  // S(i, j-1), with S(i, 0) = 0
+    int ins = kMinusInfinity;
+    for (std::size_t j = 1; j <= m; ++j) {
+      const int mat = diag + ((a & query[j - 1]) ? sc.match : 0) + cgap_bonus;
+      d[j] = std::max(s_prev[j] + open_d, d[j] + extend_d);
+      ins = std::max(s_up + sc.gap_open, ins + sc.gap_extend);
+      const int s = std::max({mat, d[j], ins});
+      diag = s_prev[j];
+      s_prev[j] = s;
+      s_up = s;
+    }
+    best = std::max(best, s_up);  // last row
+    if (i == n)
+      for (std::size_t j = 1; j <= m; ++j) best = std::max(best, s_prev[j]);  // last column
+  }
+  return best;
+}
+
+PaparaAlignment papara_align_scalar(std::span<const StateSet> query, BranchView branch, const PaparaScoring& sc) {
+  const std::size_t m = query.size();
+  const std::size_t n = branch.columns;
+  PaparaAlignment result;
+  result.residue_place.assign(m, PaparaAlignment::slot_code(0));
+  if (m == 0 || n == 0) return result;
+
+  // Per cell: which term S took and whether D and I extended.
+  enum : std::uint8_t { kFromM = 0, kFromD = 1, kFromI = 2, kDExtend = 4, kIExtend = 8 };
+  std::vector<std::uint8_t> trace((n + 1) * (m + 1), 0);
+  auto at = [m](std::size_t i, std::size_t j) { return i * (m + 1) + j; };
+
+  std::vector<int> s_prev(m + 1, 0), d(m + 1, kMinusInfinity), s_cur(m + 1, 0);
+  int best = kMinusInfinity;
+  std::size_t best_i = 0, best_j = 0;
+  std::vector<int> last_column(m + 1);
+  std::vector<int> last_row(n + 1);
+  for (std::size_t i = 1; i <= n; ++i) {
+    const StateSet a = branch.states[i - 1];
+    const bool cgap = branch.cgap[i - 1] != 0;
+    const int open_d = cgap ? 0 : sc.gap_open, extend_d = cgap ? 0 : sc.gap_extend;
+    const int cgap_bonus = cgap ? sc.match_cgap : 0;
+    s_cur[0] = 0;
+    int ins = 0;  // the reference tool's traceback pass starts I(i,0) at 0
+    for (std::size_t j = 1; j <= m; ++j) {
+      std::uint8_t bits = 0;
+      const int mat = s_prev[j - 1] + ((a & query[j - 1]) ? sc.match : 0) + cgap_bonus;
+      const int d_open = s_prev[j] + open_d, d_ext = d[j] + extend_d;
+      if (d_ext > d_open) bits |= kDExtend;
+      d[j] = std::max(d_open, d_ext);
+      const int i_open = s_cur[j - 1] + sc.gap_open, i_ext = ins + sc.gap_extend;
+      if (i_ext > i_open) bits |= kIExtend;
+      ins = std::max(i_open, i_ext);
+      int s;
+      if (ins > d[j] && ins > mat) {
+        s = ins;
+        bits |= kFromI;
+      } else if (d[j] >= ins && d[j] > mat) {
+        s = d[j];
+        bits |= kFromD;
+      } else {
+        s = mat;
+      }
+      s_cur[j] = s;
+      trace[at(i, j)] = bits;
+    }
+    last_row[i] = s_cur[m];
+    if (i == n) std::copy(s_cur.begin(), s_cur.end(), last_column.begin());
+    std::swap(s_prev, s_cur);
+  }
+  // End cell: rows top to bottom, columns left to right, only the last column or the last row;
+  // the first strict maximum wins.
+  for (std::size_t j = 1; j < m; ++j)
+    if (last_column[j] > best) best = last_column[j], best_i = n, best_j = j;
+  for (std::size_t i = 1; i <= n; ++i)
+    if (last_row[i] > best) best = last_row[i], best_i = i, best_j = m;
+  result.score = best;
+
+  for (std::size_t j = best_j + 1; j <= m; ++j) result.residue_place[j - 1] = PaparaAlignment::slot_code(n);
+  std::size_t i = best_i, j = best_j;
+  enum class State { s, d, ins } state = State::s;
+  while (i > 0 && j > 0) {
+    const std::uint8_t bits = trace[at(i, j)];
+    if (state == State::s) {
+      const std::uint8_t from = bits & 3;
+      if (from == kFromM) {
+        result.residue_place[j - 1] = static_cast<std::int32_t>(i - 1);
+        --i, --j;
+        continue;
+      }
+      state = from == kFromD ? State::d : State::ins;
+    }
+    if (state == State::d) {
+      state = (bits & kDExtend) ? State::d : State::s;
+      --i;
+    } else {
+      result.residue_place[j - 1] = PaparaAlignment::slot_code(i);
+      state = (bits & kIExtend) ? State::ins : State::s;
+      --j;
+    }
+  }
+  // Residues left at the top are insertions before the first column (slot 0), already the default.
+  return result;
+}
+
+}  // namespace hyalign::kernels

@@ -1,0 +1,148 @@
+#include "papara/inputs.hpp"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "io/alignment_reader.hpp"
+#include "io/sequence_reader.hpp"
+
+namespace hyalign::papara {
+namespace {
+
+// Removes gap/unknown residues and characters outside the alphabet (collected for one warning).
+std::vector<StateSet> encode_query(std::string_view text, const Alphabet& alphabet, std::set<char>& unknown) {
+  std::vector<StateSet> residues;
+  residues.reserve(text.size());
+  for (char c : text) {
+    StateSet s = alphabet.encode(c);
+    if (s == 0) {
+      unknown.insert(c);
+    } else if (!alphabet.is_gap(s)) {
+      residues.push_back(s);
+    }
+  }
+  return residues;
+}
+
+std::string printable(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return (u >= 0x21 && u < 0x7f) ? std::string(1, c) : fmt::format("\\x{:02x}", u);
+}
+
+}  // namespace
+
+PaparaInputs load_inputs(const InputPaths& paths, const Alphabet& alphabet, bool need_branch_lengths) {
+  PaparaTree tree(read_newick(paths.tree), paths.tree, need_branch_lengths);
+  RawAlignment raw = read_alignment(paths.alignment);
+
+  std::unordered_map<std::string, std::size_t> row_of_name;
+  for (std::size_t r = 0; r < raw.names.size(); ++r) row_of_name.emplace(raw.names[r], r);
+
+  std::vector<int> leaf_row_of_raw(raw.names.size(), -1);  // raw row -> tree node, -1 if not a leaf
+  std::vector<std::string> missing;
+  for (int n : tree.postorder()) {
+    const TreeNode& node = tree.nodes()[n];
+    if (!node.is_leaf()) continue;
+    auto it = row_of_name.find(node.name);
+    if (it == row_of_name.end())
+      missing.push_back(node.name);
+    else
+      leaf_row_of_raw[it->second] = n;
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < missing.size() && i < 10; ++i) list += (i ? ", " : "") + missing[i];
+    if (missing.size() > 10) list += fmt::format(", ... ({} in all)", missing.size());
+    throw InputError(paths.alignment, fmt::format("{} tree leaves have no row in the alignment: {}",
+                                                  missing.size(), list));
+  }
+
+  PaparaInputs in{std::move(tree), {}, {}, {}, 0};
+  in.leaf_row.assign(in.tree.nodes().size(), -1);
+  const std::size_t width = raw.columns();
+
+  // Encode reference rows; every character must belong to the alphabet.
+  std::vector<std::size_t> ref_raw_rows;
+  for (std::size_t r = 0; r < raw.names.size(); ++r)
+    if (leaf_row_of_raw[r] >= 0) ref_raw_rows.push_back(r);
+  std::vector<StateSet> full_states(ref_raw_rows.size() * width);
+  std::vector<bool> keep_column(width, false);
+  for (std::size_t k = 0; k < ref_raw_rows.size(); ++k) {
+    const std::string& row = raw.rows[ref_raw_rows[k]];
+    for (std::size_t c = 0; c < width; ++c) {
+      StateSet s = alphabet.encode(row[c]);
+      if (s == 0)
+        throw InputError(paths.alignment, raw.name_lines[ref_raw_rows[k]],
+                         fmt::format("row '{}', column {}: character '{}' is not a valid {} symbol",
+                                     raw.names[ref_raw_rows[k]], c + 1, printable(row[c]),
+                                     alphabet.kind() == AlphabetKind::dna ? "DNA" : "protein"));
+      full_states[k * width + c] = s;
+      if (!alphabet.is_gap(s)) keep_column[c] = true;
+    }
+  }
+
+  // Column masking: drop columns that are gaps in every reference row.
+  std::vector<std::size_t> kept;
+  for (std::size_t c = 0; c < width; ++c)
+    if (keep_column[c]) kept.push_back(c);
+  ReferenceAlignment& ref = in.reference;
+  ref.columns = kept.size();
+  ref.states.resize(ref_raw_rows.size() * kept.size());
+  std::size_t literal_gaps = 0;
+  for (std::size_t k = 0; k < ref_raw_rows.size(); ++k) {
+    const std::size_t r = ref_raw_rows[k];
+    std::string masked;
+    masked.reserve(kept.size());
+    for (std::size_t j = 0; j < kept.size(); ++j) {
+      masked.push_back(raw.rows[r][kept[j]]);
+      ref.states[k * kept.size() + j] = full_states[k * width + kept[j]];
+    }
+    literal_gaps += static_cast<std::size_t>(std::count(masked.begin(), masked.end(), '-'));
+    in.leaf_row[leaf_row_of_raw[r]] = static_cast<int>(k);
+    in.longest_name = std::max(in.longest_name, raw.names[r].size());
+    ref.names.push_back(std::move(raw.names[r]));
+    ref.raw_rows.push_back(std::move(masked));
+  }
+  const std::size_t cells = ref.row_count() * ref.columns;
+  ref.gap_fraction = cells ? static_cast<double>(literal_gaps) / static_cast<double>(cells) : 0.0;
+  if (ref.columns == 0) throw InputError(paths.alignment, "the reference alignment has only gap columns");
+
+  // Queries: FASTA records first, then alignment rows that are not tree leaves.
+  std::set<char> unknown;
+  std::unordered_map<std::string, std::string> seen;  // name -> where it was defined
+  for (std::size_t k = 0; k < ref.names.size(); ++k) seen.emplace(ref.names[k], paths.alignment);
+  auto add_query = [&](const std::string& name, std::string_view text, const std::string& where) {
+    if (name.empty()) throw InputError(where, "a query has an empty name");
+    auto [it, inserted] = seen.emplace(name, where);
+    if (!inserted)
+      throw InputError(where, fmt::format("duplicate name '{}' (also in {})", name, it->second));
+    in.longest_name = std::max(in.longest_name, name.size());
+    in.queries.add(name, encode_query(text, alphabet, unknown));
+  };
+  if (paths.queries) {
+    SequenceReader reader(*paths.queries);
+    SequenceRecord record;
+    while (reader.next(record))
+      add_query(record.name, record.sequence, fmt::format("{}:{}", *paths.queries, record.line));
+    if (in.queries.empty()) throw InputError(*paths.queries, "no query sequences");
+  }
+  for (std::size_t r = 0; r < raw.names.size(); ++r)
+    if (leaf_row_of_raw[r] < 0)
+      add_query(raw.names[r], raw.rows[r], fmt::format("{}:{}", paths.alignment, raw.name_lines[r]));
+  if (in.queries.empty())
+    throw UsageError("no queries: give a query file (-q) or alignment rows that are not in the tree");
+  if (!unknown.empty()) {
+    std::string list;
+    for (char c : unknown) list += (list.empty() ? "" : " ") + printable(c);
+    log_warning("queries contain characters outside the {} alphabet, removed: {}",
+                alphabet.kind() == AlphabetKind::dna ? "DNA" : "protein", list);
+  }
+  return in;
+}
+
+}  // namespace hyalign::papara

@@ -1,0 +1,97 @@
+#include "papara/papara.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/parallel.hpp"
+#include "io/atomic_output.hpp"
+#include "papara/output.hpp"
+#include "papara/placement.hpp"
+
+namespace hyalign::papara {
+namespace {
+
+class Stopwatch {
+ public:
+  double lap() {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return s;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+// Resets the log copy when the run ends, however it ends.
+struct LogCopyGuard {
+  ~LogCopyGuard() { Log::instance().set_copy(nullptr); }
+};
+
+}  // namespace
+
+void run_papara(const PaparaOptions& options) {
+  const Alphabet& alphabet = Alphabet::of(options.alphabet);
+  const bool compat_files = !options.out.has_value();
+  const std::string alignment_path = compat_files ? "papara_alignment." + options.run_name : *options.out;
+  if (compat_files && options.run_name != "default" && !options.force &&
+      std::filesystem::exists("papara_log." + options.run_name))
+    throw UsageError(fmt::format("papara_log.{} exists: choose another run name (-n) or overwrite with -f",
+                                 options.run_name));
+
+  std::unique_ptr<AtomicOutput> log_file;
+  LogCopyGuard log_guard;
+  if (compat_files) {
+    log_file = std::make_unique<AtomicOutput>("papara_log." + options.run_name);
+    Log::instance().set_copy(log_file->file());
+  }
+  if (!options.command_line.empty()) log_info("command: {}", options.command_line);
+
+  Stopwatch clock;
+  const PaparaInputs inputs =
+      load_inputs(options.inputs, alphabet, options.gap_model == GapModel::probabilistic);
+  log_info("read {} reference rows × {} columns (after masking), {} tree branches, {} queries ({:.2f} s)",
+           inputs.reference.row_count(), inputs.reference.columns, inputs.tree.branch_count(),
+           inputs.queries.size(), clock.lap());
+
+  const BranchVectors branches = compute_branch_vectors(inputs, alphabet, options.gap_model, options.threads);
+  log_info("ancestral state vectors of {} branches ({:.2f} s)", branches.branches, clock.lap());
+
+  const std::vector<Placement> placements =
+      place_queries(inputs.queries, branches, options.scoring, options.threads);
+  const double scoring_seconds = clock.lap();
+  const double cells = static_cast<double>(inputs.queries.total_residues()) *
+                       static_cast<double>(branches.columns) * static_cast<double>(branches.branches);
+  log_info("scored {} queries against {} branches: {:.3g} cells in {:.2f} s ({:.2f} GCUPS)", inputs.queries.size(),
+           branches.branches, cells, scoring_seconds, cells / scoring_seconds / 1e9);
+
+  std::vector<kernels::PaparaAlignment> alignments(inputs.queries.size());
+  parallel_for(inputs.queries.size(), options.threads, [&](std::size_t q, unsigned) {
+    const std::size_t b = placements[q].branch;
+    const kernels::BranchView view{branches.branch_states(b), branches.branch_cgap(b), branches.columns};
+    alignments[q] = kernels::papara_align_scalar(inputs.queries.residues(q), view, options.scoring);
+    if (!inputs.queries.residues(q).empty() && alignments[q].score != placements[q].score)
+      throw std::logic_error(fmt::format("query '{}': traceback score {} differs from scoring-phase score {}",
+                                         inputs.queries.name(q), alignments[q].score, placements[q].score));
+  });
+  log_info("aligned {} queries to their best branches ({:.2f} s)", inputs.queries.size(), clock.lap());
+
+  AtomicOutput out(alignment_path);
+  write_papara_alignment(out, options.format, inputs, alphabet, alignments, options.no_reference_gaps);
+  out.commit();
+  log_info("wrote {} ({:.2f} s)", alignment_path == "-" ? "standard output" : alignment_path, clock.lap());
+  if (compat_files) {
+    AtomicOutput quality("papara_quality." + options.run_name);
+    quality.commit();
+    Log::instance().set_copy(nullptr);
+    log_file->commit();
+  }
+}
+
+}  // namespace hyalign::papara

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Golden tests: hyalign papara must reproduce PaPaRa 2.5's output files byte for byte.
+# usage: golden.sh HYALIGN DATA_DIR [extra hyalign papara options, e.g. --kernel avx2]
+set -u
+hyalign=$(realpath "$1")
+data=$(realpath "$2")/papara
+shift 2
+extra=("$@")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+# check NAME EXPECTED_FILE -- papara args (run in $work/NAME, compat mode with -n X)
+check() {
+  local name=$1 expected=$2
+  shift 3
+  mkdir -p "$work/$name"
+  (cd "$work/$name" && "$hyalign" papara "$@" -n X "${extra[@]}" 2>"$work/$name/stderr")
+  local code=$?
+  if [ "$code" -ne 0 ]; then
+    echo "FAIL $name: exit code $code; stderr:"; cat "$work/$name/stderr"; failures=$((failures + 1)); return
+  fi
+  if cmp -s "$work/$name/papara_alignment.X" "$expected"; then
+    echo "ok   $name"; passes=$((passes + 1))
+  else
+    echo "FAIL $name: output differs from $expected"
+    cmp "$work/$name/papara_alignment.X" "$expected" | head -1
+    failures=$((failures + 1))
+  fi
+}
+
+e=$data/epa_tiny p=$data/pyrg q=$data/q2_16S
+check epa_tiny "$e/expected.papara_alignment.phy" -- -t "$e/ref.tre" -s "$e/aln.phy" -q "$e/query.fasta"
+check pyrg_default "$p/expected.default.phy" -- -t "$p/ref.tre" -s "$p/ref.phy" -q "$p/query.fasta"
+check pyrg_cgap_rules "$p/expected.cgap_rules.phy" -- -c -t "$p/ref.tre" -s "$p/ref.phy" -q "$p/query.fasta"
+check q2_default "$q/expected.query.default.phy" -- -t "$q/ref.unrooted.nwk" -s "$q/ref.phy" -q "$q/query.fasta"
+check q2_no_ref_gaps "$q/expected.query.no_ref_gaps.phy" -- -r -t "$q/ref.unrooted.nwk" -s "$q/ref.phy" -q "$q/query.fasta"
+check q2_fasta_output "$q/expected.query.fasta_output.fasta" -- -g -t "$q/ref.unrooted.nwk" -s "$q/ref.phy" -q "$q/query.fasta"
+check q2_gut60_j2 "$q/expected.gut60.default.phy" -- -j 2 -t "$q/ref.unrooted.nwk" -s "$q/ref.phy" -q "$q/gut60.fas"
+# hyalign extensions that must not change the result
+check q2_rooted_tree "$q/expected.query.default.phy" -- -t "$q/ref.nwk" -s "$q/ref.phy" -q "$q/query.fasta"
+check q2_fasta_reference "$q/expected.query.default.phy" -- -t "$q/ref.unrooted.nwk" -s "$q/ref.fasta" -q "$q/query.fasta"
+check pyrg_j2 "$p/expected.default.phy" -- -j 2 -t "$p/ref.tre" -s "$p/ref.phy" -q "$p/query.fasta"
+gzip -c "$q/query.fasta" >"$work/query.fasta.gz"
+check q2_gzip_queries "$q/expected.query.default.phy" -- -t "$q/ref.unrooted.nwk" -s "$q/ref.phy" -q "$work/query.fasta.gz"
+
+# --out - writes the same alignment to standard output
+if "$hyalign" papara -t "$e/ref.tre" -s "$e/aln.phy" -q "$e/query.fasta" --out - "${extra[@]}" 2>/dev/null |
+    cmp -s - "$e/expected.papara_alignment.phy"; then
+  echo "ok   epa_tiny_stdout"; passes=$((passes + 1))
+else
+  echo "FAIL epa_tiny_stdout"; failures=$((failures + 1))
+fi
+
+echo "golden: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]
