@@ -49,9 +49,9 @@ void run_papara(const PaparaOptions& options) {
   LogCopyGuard log_guard;
   if (compat_files) {
     log_file = std::make_unique<AtomicOutput>("papara_log." + options.run_name);
+    if (!options.command_line.empty()) log_file->write(fmt::format("command: {}\n", options.command_line));
     Log::instance().set_copy(log_file->file());
   }
-  if (!options.command_line.empty()) log_info("command: {}", options.command_line);
 
   Stopwatch clock;
   const PaparaInputs inputs =

@@ -174,7 +174,7 @@ TEST(Newick, Errors) {
   expect_error("(A,B));", 1, 6, "')' without a matching '('");
   expect_error("(A,B)", 1, 6, "missing ';'");
   expect_error("(A,B)\n\n", 1, 6, "missing ';'");
-  expect_error("(A,(B,C)", 1, 9, "2 '(' not closed");
+  expect_error("(A,(B,C", 1, 8, "2 '(' not closed (innermost opened at line 1, column 4)");
   expect_error("(A,B); x", 1, 8, "after ';'");
   expect_error("(A,B);(C,D);", 1, 7, "after ';'");
   expect_error("(A:abc,B);", 1, 4, "bad branch length 'abc'");
