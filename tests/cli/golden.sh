@@ -53,5 +53,17 @@ else
   echo "FAIL epa_tiny_stdout"; failures=$((failures + 1))
 fi
 
+# Protein (-a): no reference-tool output exists; check the structure, then hyalign's own earlier output.
+pr=$(realpath "$data/../protein")
+check protein "$pr/expected.hyalign.phy" -- -a -t "$pr/ref.nwk" -s "$pr/ref.phy" -q "$pr/queries.fasta"
+# Every query row, gaps removed, is the query with its gap/unknown characters (-, X) removed.
+if [ -f "$work/protein/papara_alignment.X" ] &&
+   diff <(awk 'NR>7{gsub(/-/, "", $2); print $2}' "$work/protein/papara_alignment.X") \
+        <(awk '/^>/{if (s != "") print s; s=""; next} {gsub(/[-X]/, ""); s=s $0} END{print s}' "$pr/queries.fasta") >/dev/null; then
+  echo "ok   protein_query_residues"; passes=$((passes + 1))
+else
+  echo "FAIL protein_query_residues"; failures=$((failures + 1))
+fi
+
 echo "golden: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]
