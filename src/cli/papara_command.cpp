@@ -39,6 +39,7 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
   auto rule_gaps = std::make_shared<bool>(false);
   auto fasta = std::make_shared<bool>(false);
   auto threads = std::make_shared<unsigned>(1);
+  auto kernel = std::make_shared<std::string>("auto");
 
   cmd->add_option("-t,--tree", options->inputs.tree, "Reference tree (Newick; rooted trees are unrooted)")
       ->required();
@@ -57,6 +58,9 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
   cmd->add_flag("-c,--rule-gaps", *rule_gaps, "Rule-based gap signal (PaPaRa 1.0 CGAP) instead of the probabilistic one");
   cmd->add_flag("-g,--fasta", *fasta, "Write FASTA instead of PHYLIP");
   cmd->add_option("--format", *format, "Output format")->check(CLI::IsMember({"phylip", "fasta"}));
+  cmd->add_option("--kernel", *kernel, "CPU scoring kernel: auto, scalar, avx2, avx512")
+      ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}))
+      ->capture_default_str();
   cmd->add_flag("-f,--force", options->force, "Overwrite the files of an existing run name");
   cmd->add_option("-o,--out", options->out, "Write the alignment here ('-' = stdout) instead of PaPaRa's files");
 
@@ -67,6 +71,7 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
     if (!scoring->empty()) options->scoring = parse_scoring(*scoring);
     options->format = (*fasta || *format == "fasta") ? AlignmentFormat::fasta : AlignmentFormat::phylip;
     options->threads = *threads ? *threads : std::max(1u, std::thread::hardware_concurrency());
+    options->kernel = kernels::parse_kernel_choice(*kernel);
     options->command_line = command_line;
     action = [options] { papara::run_papara(*options); };
   });

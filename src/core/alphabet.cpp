@@ -1,5 +1,6 @@
 #include "core/alphabet.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace hyalign {
@@ -25,6 +26,11 @@ Alphabet::Alphabet(AlphabetKind kind, std::string_view letters,
     if (s != gap_) codes_[code_count_++] = {s, c};
   }
   for (char c : gap_chars) assign(c, gap_);
+  for (unsigned char c = 'A'; c <= 'Z'; ++c) {
+    const StateSet s = encode_[c];
+    if (s != 0 && s != gap_ && std::find(residue_sets_.begin(), residue_sets_.end(), s) == residue_sets_.end())
+      residue_sets_.push_back(s);
+  }
 }
 
 const Alphabet& Alphabet::dna() {

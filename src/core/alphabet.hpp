@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hyalign {
 
@@ -27,8 +28,9 @@ class Alphabet {
   bool is_gap(StateSet s) const { return s == gap_; }
   // The canonical upper-case letter of a set; the gap set is '-'. Sets with no letter give '?'.
   char decode(StateSet s) const;
-  // Number of bits a set can use (4 or 32): how wide a packed encoding must be.
-  unsigned state_bits() const { return kind_ == AlphabetKind::dna ? 4 : 32; }
+  // Every distinct set a residue letter can have, gap excluded (DNA: 14, protein: 22). Kernels index
+  // their per-query score tables by position in this list.
+  const std::vector<StateSet>& residue_sets() const { return residue_sets_; }
 
  private:
   Alphabet(AlphabetKind kind, std::string_view letters,
@@ -40,6 +42,7 @@ class Alphabet {
   std::string letters_;  // letter i has set 1 << i
   std::array<std::pair<StateSet, char>, 16> codes_{};  // ambiguity sets and their letters
   std::size_t code_count_ = 0;
+  std::vector<StateSet> residue_sets_;
 };
 
 }  // namespace hyalign

@@ -64,7 +64,7 @@ void run_papara(const PaparaOptions& options) {
   log_info("ancestral state vectors of {} branches ({:.2f} s)", branches.branches, clock.lap());
 
   const std::vector<Placement> placements =
-      place_queries(inputs.queries, branches, options.scoring, options.threads);
+      place_queries(inputs.queries, alphabet, branches, {options.scoring, options.kernel, options.threads});
   const double scoring_seconds = clock.lap();
   const double cells = static_cast<double>(inputs.queries.total_residues()) *
                        static_cast<double>(branches.columns) * static_cast<double>(branches.branches);

@@ -6,7 +6,7 @@
 
 #include "core/alphabet.hpp"
 #include "io/alignment_writer.hpp"
-#include "kernels/scalar/papara_scalar.hpp"
+#include "kernels/papara_kernel.hpp"
 #include "papara/ancestral.hpp"
 #include "papara/inputs.hpp"
 
@@ -17,6 +17,7 @@ struct PaparaOptions {
   AlphabetKind alphabet = AlphabetKind::dna;
   GapModel gap_model = GapModel::probabilistic;
   kernels::PaparaScoring scoring;
+  kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
   unsigned threads = 1;
   bool no_reference_gaps = false;  // -r: drop query insertions instead of adding columns
   AlignmentFormat format = AlignmentFormat::phylip;

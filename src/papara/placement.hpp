@@ -1,11 +1,11 @@
 #pragma once
 // Scoring phase: every query against every branch; keeps the best branch per query (ties → lower
-// branch index), independent of thread count and block order.
+// branch index), independent of thread count, kernel and block order.
 #include <cstddef>
 #include <vector>
 
 #include "core/sequence_arena.hpp"
-#include "kernels/scalar/papara_scalar.hpp"
+#include "kernels/papara_kernel.hpp"
 #include "papara/ancestral.hpp"
 
 namespace hyalign::papara {
@@ -15,7 +15,13 @@ struct Placement {
   std::size_t branch = 0;
 };
 
-std::vector<Placement> place_queries(const SequenceArena& queries, const BranchVectors& branches,
-                                     const kernels::PaparaScoring& scoring, unsigned threads);
+struct ScoringSetup {
+  kernels::PaparaScoring scoring;
+  kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
+  unsigned threads = 1;
+};
+
+std::vector<Placement> place_queries(const SequenceArena& queries, const Alphabet& alphabet,
+                                     const BranchVectors& branches, const ScoringSetup& setup);
 
 }  // namespace hyalign::papara

@@ -17,10 +17,20 @@ using namespace hyalign;
 
 namespace {
 
+// Scratch folder for this test process, removed at exit.
+struct TempDir {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("hyalign_test_seq_" + std::to_string(::getpid()));
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
 std::string temp_path(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("hyalign_test_seq_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static TempDir temp;
+  std::filesystem::create_directories(temp.dir);
+  return (temp.dir / name).string();
 }
 
 std::string write_file(const std::string& name, std::string_view content) {

@@ -1,0 +1,57 @@
+#include "kernels/simd/papara_simd_common.hpp"
+
+#include <algorithm>
+
+namespace hyalign::kernels::simd {
+
+EncodedQueries encode_queries(const PaparaProblem& problem) {
+  const auto& sets = problem.alphabet->residue_sets();
+  EncodedQueries out;
+  out.symbol_count = sets.size();
+  const SequenceArena& queries = *problem.queries;
+  out.symbols.reserve(queries.total_residues());
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    for (StateSet s : queries.residues(q)) {
+      auto it = std::find(sets.begin(), sets.end(), s);
+      // Queries hold only residue sets of the alphabet; anything else is matched like a gap would be.
+      out.symbols.push_back(static_cast<std::uint8_t>(it - sets.begin()));
+    }
+    out.offsets.push_back(out.symbols.size());
+    out.fits_int16.push_back(fits_int16(queries.length(q), problem.targets.columns, problem.scoring) ? 1 : 0);
+  }
+  return out;
+}
+
+bool fits_int16(std::size_t m, std::size_t columns, const PaparaScoring& sc) {
+  constexpr long long kLimit = 32000;
+  const long long steps = static_cast<long long>(m) + static_cast<long long>(columns);
+  const long long diagonal_gain = std::max(0, sc.match) + std::max(0, sc.match_cgap);
+  const long long gap_gain = std::max({0, sc.gap_open, sc.gap_extend});
+  const long long upper = static_cast<long long>(m) * diagonal_gain + steps * gap_gain;
+  const long long gap_cost = -static_cast<long long>(std::min({0, sc.gap_open, sc.gap_extend}));
+  const long long step_cost =
+      gap_cost + (-static_cast<long long>(std::min(0, sc.match_cgap))) + (-static_cast<long long>(std::min(0, sc.match)));
+  const long long lower = -(static_cast<long long>(m) + 2) * step_cost;
+  return upper < kLimit && lower > -kLimit;
+}
+
+void BlockMasks::build(const PaparaProblem& problem, std::size_t first, std::size_t count) {
+  const auto& sets = problem.alphabet->residue_sets();
+  const std::size_t k = sets.size();
+  const std::size_t columns = problem.targets.columns;
+  match.assign(columns * k, 0);
+  cgap.assign(columns, 0);
+  for (std::size_t lane = 0; lane < count; ++lane) {
+    const BranchView branch = problem.targets.branch(first + lane);
+    const std::uint32_t bit = std::uint32_t{1} << lane;
+    for (std::size_t col = 0; col < columns; ++col) {
+      const StateSet st = branch.states[col];
+      std::uint32_t* row = match.data() + col * k;
+      for (std::size_t s = 0; s < k; ++s)
+        if (st & sets[s]) row[s] |= bit;
+      if (branch.cgap[col]) cgap[col] |= bit;
+    }
+  }
+}
+
+}  // namespace hyalign::kernels::simd

@@ -1,0 +1,39 @@
+#pragma once
+// ISA-independent parts of the inter-branch SIMD kernels: query encoding, the 16-bit safety bound,
+// and the per-block match masks. Compiled without special instruction-set flags.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/papara_kernel.hpp"
+
+namespace hyalign::kernels::simd {
+
+// Queries as indices into alphabet.residue_sets(), one contiguous buffer.
+struct EncodedQueries {
+  std::vector<std::size_t> offsets{0};
+  std::vector<std::uint8_t> symbols;
+  std::vector<std::uint8_t> fits_int16;  // 1 if every DP value of the query provably fits in int16
+  std::size_t symbol_count = 0;          // K: size of the alphabet's residue set list
+  std::size_t size() const { return offsets.size() - 1; }
+  const std::uint8_t* query(std::size_t q) const { return symbols.data() + offsets[q]; }
+  std::size_t length(std::size_t q) const { return offsets[q + 1] - offsets[q]; }
+};
+
+EncodedQueries encode_queries(const PaparaProblem& problem);
+
+// True when no DP value (nor the -inf sentinel arithmetic, done with saturation) of a query of length
+// m against a reference of `columns` columns can leave (-32000, 32000): then 16-bit lanes give exactly
+// the 32-bit scores. Bounds: S(i,j) >= S(i,j-1) + open, so S >= m*min(open,0); each step adds at most
+// the largest positive increment.
+bool fits_int16(std::size_t m, std::size_t columns, const PaparaScoring& scoring);
+
+// For one block of up to 32 branches: per column, a lane mask per residue symbol (bit b set when
+// branch b's state set shares a state with the symbol) and the mask of lanes with the gap signal.
+struct BlockMasks {
+  std::vector<std::uint32_t> match;  // columns × K
+  std::vector<std::uint32_t> cgap;   // columns
+  void build(const PaparaProblem& problem, std::size_t first, std::size_t count);
+};
+
+}  // namespace hyalign::kernels::simd

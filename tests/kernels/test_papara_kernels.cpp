@@ -1,0 +1,149 @@
+// Every optimised PaPaRa scoring kernel must give exactly the scalar reference's score for every
+// (query, branch) pair, on random inputs of many shapes.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/alphabet.hpp"
+#include "core/sequence_arena.hpp"
+#include "kernels/papara_kernel.hpp"
+#include "sched/block_queue.hpp"
+
+using namespace hyalign;
+using namespace hyalign::kernels;
+
+namespace {
+
+struct RandomProblem {
+  const Alphabet* alphabet;
+  std::size_t branches, columns;
+  std::vector<StateSet> states;
+  std::vector<std::uint8_t> cgap;
+  SequenceArena queries;
+  PaparaScoring scoring;
+
+  PaparaProblem problem() const {
+    return {{branches, columns, states.data(), cgap.data()}, &queries, alphabet, scoring};
+  }
+};
+
+RandomProblem make_problem(std::mt19937& rng, const Alphabet& alphabet, std::size_t branches, std::size_t columns,
+                           std::vector<std::size_t> query_lengths) {
+  RandomProblem p{&alphabet, branches, columns, {}, {}, {}, {}};
+  const auto& sets = alphabet.residue_sets();
+  p.states.resize(branches * columns);
+  p.cgap.resize(branches * columns);
+  const unsigned gap_percent = rng() % 60;
+  const unsigned cgap_percent = rng() % 3 == 0 ? 100 : rng() % 50;  // sometimes every column carries CGAP
+  for (std::size_t b = 0; b < branches; ++b) {
+    const bool all_gap = rng() % 10 == 0;
+    for (std::size_t c = 0; c < columns; ++c) {
+      const bool gap = all_gap || rng() % 100 < gap_percent;
+      p.states[b * columns + c] = gap ? alphabet.gap_set() : sets[rng() % sets.size()];
+      p.cgap[b * columns + c] = rng() % 100 < cgap_percent;
+    }
+  }
+  for (std::size_t q = 0; q < query_lengths.size(); ++q) {
+    std::vector<StateSet> residues(query_lengths[q]);
+    // Mostly plain residues, some ambiguity codes (the later entries of residue_sets()).
+    const std::size_t plain = alphabet.kind() == AlphabetKind::dna ? 4 : 20;
+    for (auto& r : residues) r = rng() % 8 ? sets[rng() % plain] : sets[rng() % sets.size()];
+    p.queries.add("q" + std::to_string(q), residues);
+  }
+  switch (rng() % 4) {
+    case 0: p.scoring = {-5, -2, 3, -1}; break;
+    case 1: p.scoring = {-1, -1, 1, -4}; break;
+    default: break;  // PaPaRa's defaults
+  }
+  return p;
+}
+
+class AllScores final : public ScoreSink {
+ public:
+  AllScores(std::size_t queries, std::size_t branches) : branches_(branches), scores_(queries * branches), seen_(queries * branches) {}
+  void offer(std::size_t q, int score, std::size_t b) override {
+    scores_[q * branches_ + b] = score;
+    ++seen_[q * branches_ + b];
+  }
+  int score(std::size_t q, std::size_t b) const { return scores_[q * branches_ + b]; }
+  int times_seen(std::size_t q, std::size_t b) const { return seen_[q * branches_ + b]; }
+
+ private:
+  std::size_t branches_;
+  std::vector<int> scores_, seen_;
+};
+
+void expect_kernel_matches_scalar(KernelChoice choice, const RandomProblem& rp, const std::string& label) {
+  const PaparaProblem problem = rp.problem();
+  const auto kernel = make_papara_cpu_kernel(choice, problem);
+  AllScores all(rp.queries.size(), rp.branches);
+  sched::BlockQueue queue(rp.branches, kernel->block_width());
+  auto scorer = kernel->make_scorer();
+  while (auto range = queue.take()) scorer->score_block(range->first, range->count, all);
+  for (std::size_t q = 0; q < rp.queries.size(); ++q)
+    for (std::size_t b = 0; b < rp.branches; ++b) {
+      ASSERT_EQ(all.times_seen(q, b), 1) << label << " query " << q << " branch " << b;
+      ASSERT_EQ(all.score(q, b), papara_score_scalar(rp.queries.residues(q), problem.targets.branch(b), rp.scoring))
+          << label << " kernel " << kernel_name(choice) << " query " << q << " (length " << rp.queries.length(q)
+          << ") branch " << b << " of " << rp.branches << ", " << rp.columns << " columns";
+    }
+}
+
+class PaparaKernelEqualsScalar : public ::testing::TestWithParam<KernelChoice> {
+ protected:
+  void SetUp() override {
+    if (!cpu_supports(GetParam()))
+      GTEST_SKIP() << "SKIPPED: this CPU lacks the instruction set of kernel " << kernel_name(GetParam());
+  }
+};
+
+TEST_P(PaparaKernelEqualsScalar, ManySmallRandomShapes) {
+  std::mt19937 rng(1234 + static_cast<int>(GetParam()));
+  for (int trial = 0; trial < 1500; ++trial) {
+    const Alphabet& alphabet = trial % 3 == 2 ? Alphabet::protein() : Alphabet::dna();
+    const std::size_t branches = 1 + rng() % 70;
+    const std::size_t columns = 1 + rng() % (trial % 10 == 0 ? 400 : 40);
+    std::vector<std::size_t> lengths{1, 1 + rng() % 9};
+    for (int q = 0; q < 3; ++q) lengths.push_back(1 + rng() % 61);
+    expect_kernel_matches_scalar(GetParam(), make_problem(rng, alphabet, branches, columns, lengths),
+                                 "trial " + std::to_string(trial));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_P(PaparaKernelEqualsScalar, LongQueriesAndReferences) {
+  std::mt19937 rng(99);
+  const std::vector<std::pair<std::size_t, std::size_t>> shapes{{600, 5000}, {599, 1}, {1, 5000}, {257, 1285}, {33, 4999}};
+  for (auto [m, columns] : shapes) {
+    const Alphabet& alphabet = m % 2 ? Alphabet::protein() : Alphabet::dna();
+    expect_kernel_matches_scalar(GetParam(), make_problem(rng, alphabet, 33, columns, {m, m / 2 + 1, 1}),
+                                 "shape " + std::to_string(m) + "x" + std::to_string(columns));
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Scores that could leave the 16-bit range must still be exact (the kernel falls back to 32 bits).
+TEST_P(PaparaKernelEqualsScalar, ScoresBeyondSixteenBits) {
+  std::mt19937 rng(5);
+  RandomProblem rp = make_problem(rng, Alphabet::dna(), 40, 3000, {2500, 400, 17});
+  rp.scoring = {-30, -10, 60, -3};  // 2500 matches × 60 > 32767
+  for (auto& c : rp.cgap) c = 0;
+  expect_kernel_matches_scalar(GetParam(), rp, "wide");
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, PaparaKernelEqualsScalar,
+                         ::testing::Values(KernelChoice::scalar, KernelChoice::avx2, KernelChoice::avx512),
+                         [](const auto& info) { return std::string(kernel_name(info.param)); });
+
+TEST(BlockQueue, HandsOutEveryTargetOnceInAnyTakeSizes) {
+  sched::BlockQueue queue(1013, 32);
+  std::vector<int> seen(1013, 0);
+  std::size_t takes = 0;
+  while (auto r = queue.take(takes++ % 3 + 1))
+    for (std::size_t t = r->first; t < r->first + r->count; ++t) ++seen[t];
+  for (int s : seen) EXPECT_EQ(s, 1);
+  EXPECT_FALSE(queue.take().has_value());
+}
+
+
+}  // namespace
