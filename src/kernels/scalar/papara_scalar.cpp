@@ -51,47 +51,47 @@ PaparaAlignment papara_align_scalar(std::span<const StateSet> query, BranchView 
 
   // Per cell: which term S took and whether D and I extended.
   enum : std::uint8_t { kFromM = 0, kFromD = 1, kFromI = 2, kDExtend = 4, kIExtend = 8 };
-  std::vector<std::uint8_t> trace((n + 1) * (m + 1), 0);
+  // Reused between calls of a thread: the matrix is the only large allocation.
+  thread_local std::vector<std::uint8_t> trace;
+  trace.resize((n + 1) * (m + 1));
   auto at = [m](std::size_t i, std::size_t j) { return i * (m + 1) + j; };
 
-  std::vector<int> s_prev(m + 1, 0), d(m + 1, kMinusInfinity), s_cur(m + 1, 0);
-  int best = kMinusInfinity;
-  std::size_t best_i = 0, best_j = 0;
-  std::vector<int> last_column(m + 1);
-  std::vector<int> last_row(n + 1);
+  // One line along the query holds S(i-1, j) until overwritten with S(i, j); same for D.
+  std::vector<int> s_line(m + 1, 0), d_line(m + 1, kMinusInfinity), last_row(n + 1);
+  int* __restrict s_ln = s_line.data();
+  int* __restrict d_ln = d_line.data();
+  const StateSet* __restrict q = query.data();
   for (std::size_t i = 1; i <= n; ++i) {
     const StateSet a = branch.states[i - 1];
     const bool cgap = branch.cgap[i - 1] != 0;
     const int open_d = cgap ? 0 : sc.gap_open, extend_d = cgap ? 0 : sc.gap_extend;
     const int cgap_bonus = cgap ? sc.match_cgap : 0;
-    s_cur[0] = 0;
-    int ins = 0;  // the reference tool's traceback pass starts I(i,0) at 0
+    std::uint8_t* __restrict tr = trace.data() + at(i, 0);
+    int diag = 0, up = 0;  // S(i-1, j-1) and S(i, j-1)
+    int ins = 0;           // the reference tool's traceback pass starts I(i,0) at 0
     for (std::size_t j = 1; j <= m; ++j) {
-      std::uint8_t bits = 0;
-      const int mat = s_prev[j - 1] + ((a & query[j - 1]) ? sc.match : 0) + cgap_bonus;
-      const int d_open = s_prev[j] + open_d, d_ext = d[j] + extend_d;
-      if (d_ext > d_open) bits |= kDExtend;
-      d[j] = std::max(d_open, d_ext);
-      const int i_open = s_cur[j - 1] + sc.gap_open, i_ext = ins + sc.gap_extend;
-      if (i_ext > i_open) bits |= kIExtend;
+      const int left = s_ln[j];
+      const int mat = diag + ((a & q[j - 1]) ? sc.match : 0) + cgap_bonus;
+      const int d_open = left + open_d, d_ext = d_ln[j] + extend_d;
+      const int del = std::max(d_open, d_ext);
+      const int i_open = up + sc.gap_open, i_ext = ins + sc.gap_extend;
       ins = std::max(i_open, i_ext);
-      int s;
-      if (ins > d[j] && ins > mat) {
-        s = ins;
-        bits |= kFromI;
-      } else if (d[j] >= ins && d[j] > mat) {
-        s = d[j];
-        bits |= kFromD;
-      } else {
-        s = mat;
-      }
-      s_cur[j] = s;
-      trace[at(i, j)] = bits;
+      // Branch-free form of the tie rules: I only if strictly above D and M; D if >= I and > M.
+      const bool from_i = ins > del && ins > mat;
+      const bool from_d = del >= ins && del > mat;
+      const int s = std::max(std::max(mat, del), ins);  // keeps the I chain short
+      tr[j] = static_cast<std::uint8_t>(from_d * kFromD | from_i * kFromI | (d_ext > d_open) * kDExtend |
+                                        (i_ext > i_open) * kIExtend);
+      diag = left;
+      up = s;
+      s_ln[j] = s;
+      d_ln[j] = del;
     }
-    last_row[i] = s_cur[m];
-    if (i == n) std::copy(s_cur.begin(), s_cur.end(), last_column.begin());
-    std::swap(s_prev, s_cur);
+    last_row[i] = up;
   }
+  const std::vector<int>& last_column = s_line;  // S(n, j) after the last column
+  int best = kMinusInfinity;
+  std::size_t best_i = 0, best_j = 0;
   // End cell: rows top to bottom, columns left to right, only the last column or the last row;
   // the first strict maximum wins.
   for (std::size_t j = 1; j < m; ++j)
