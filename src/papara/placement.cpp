@@ -1,10 +1,7 @@
 #include "papara/placement.hpp"
 
-#include <thread>
-
 #include "core/log.hpp"
-#include "core/parallel.hpp"
-#include "sched/block_queue.hpp"
+#include "sched/scheduler.hpp"
 
 namespace hyalign::papara {
 
@@ -14,23 +11,16 @@ std::vector<Placement> place_queries(const SequenceArena& queries, const Alphabe
       {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
       setup.scoring};
   const auto kernel = kernels::make_papara_cpu_kernel(setup.kernel, problem);
-  sched::BlockQueue queue(branches.branches, kernel->block_width());
-  log_info("scoring with the {} kernel: {} blocks of {} branches, {} threads", kernel->name(), queue.block_count(),
-           kernel->block_width(), setup.threads);
+  const unsigned threads = std::max(1u, setup.threads);
+  const std::size_t width = kernel->block_width();
+  const std::size_t blocks = (branches.branches + width - 1) / width;
+  log_info("scoring with the {} kernel: {} blocks of {} branches, {} threads", kernel->name(), blocks, width, threads);
 
-  const unsigned workers = std::max(1u, setup.threads);
-  std::vector<kernels::BestPerQuery> tables(workers, kernels::BestPerQuery(queries.size()));
-  Progress progress("scoring branch blocks", queue.block_count());
-  parallel_for(workers, workers, [&](std::size_t worker, unsigned) {
-    auto scorer = kernel->make_scorer();
-    while (auto range = queue.take()) {
-      scorer->score_block(range->first, range->count, tables[worker]);
-      progress.advance();
-    }
-  });
-  for (std::size_t w = 1; w < workers; ++w) tables[0].merge(tables[w]);
+  Progress progress("scoring branch blocks", blocks);
+  const sched::ScheduleResult result =
+      sched::score_all_targets({{kernel.get(), threads, 1}}, branches.branches, width, queries.size(), &progress);
   std::vector<Placement> out(queries.size());
-  for (std::size_t q = 0; q < queries.size(); ++q) out[q] = {tables[0][q].score, tables[0][q].branch};
+  for (std::size_t q = 0; q < queries.size(); ++q) out[q] = {result.best[q].score, result.best[q].branch};
   return out;
 }
 

@@ -23,6 +23,15 @@ struct Avx2 {
     const V set = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16(static_cast<short>(m)), bits), bits);
     return _mm256_blendv_epi8(if_clear, if_set, set);
   }
+  // Bit b set when states[b] & set != 0, for 16 lanes of 32-bit state sets.
+  static Mask lanes_sharing(const std::uint32_t* states, std::uint32_t set) {
+    const __m256i s = _mm256_set1_epi32(static_cast<int>(set)), zero = _mm256_setzero_si256();
+    auto empty = [&](const std::uint32_t* p) {
+      const __m256i v = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), s);
+      return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero))));
+    };
+    return static_cast<Mask>(~(empty(states) | (empty(states + 8) << 8)));
+  }
   static void store(std::int16_t* out, V v) { _mm256_store_si256(reinterpret_cast<V*>(out), v); }
 };
 

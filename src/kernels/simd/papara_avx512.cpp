@@ -17,6 +17,13 @@ struct Avx512 {
   static V add(V a, V b) { return _mm512_adds_epi16(a, b); }
   static V max(V a, V b) { return _mm512_max_epi16(a, b); }
   static V select(Mask m, V if_clear, V if_set) { return _mm512_mask_blend_epi16(m, if_clear, if_set); }
+  // Bit b set when states[b] & set != 0, for 32 lanes of 32-bit state sets.
+  static Mask lanes_sharing(const std::uint32_t* states, std::uint32_t set) {
+    const __m512i s = _mm512_set1_epi32(static_cast<int>(set));
+    const __mmask16 low = _mm512_test_epi32_mask(_mm512_loadu_si512(states), s);
+    const __mmask16 high = _mm512_test_epi32_mask(_mm512_loadu_si512(states + 16), s);
+    return static_cast<Mask>(low | (static_cast<std::uint32_t>(high) << 16));
+  }
   static void store(std::int16_t* out, V v) { _mm512_store_si512(reinterpret_cast<void*>(out), v); }
 };
 

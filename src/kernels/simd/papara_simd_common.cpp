@@ -35,20 +35,16 @@ bool fits_int16(std::size_t m, std::size_t columns, const PaparaScoring& sc) {
   return upper < kLimit && lower > -kLimit;
 }
 
-void BlockMasks::build(const PaparaProblem& problem, std::size_t first, std::size_t count) {
-  const auto& sets = problem.alphabet->residue_sets();
-  const std::size_t k = sets.size();
+void BlockMasks::interleave(const PaparaProblem& problem, std::size_t first, std::size_t count, std::size_t lanes) {
   const std::size_t columns = problem.targets.columns;
-  match.assign(columns * k, 0);
+  match.resize(columns * problem.alphabet->residue_sets().size());
   cgap.assign(columns, 0);
+  interleaved.assign(columns * lanes, 0);
   for (std::size_t lane = 0; lane < count; ++lane) {
     const BranchView branch = problem.targets.branch(first + lane);
     const std::uint32_t bit = std::uint32_t{1} << lane;
     for (std::size_t col = 0; col < columns; ++col) {
-      const StateSet st = branch.states[col];
-      std::uint32_t* row = match.data() + col * k;
-      for (std::size_t s = 0; s < k; ++s)
-        if (st & sets[s]) row[s] |= bit;
+      interleaved[col * lanes + lane] = branch.states[col];
       if (branch.cgap[col]) cgap[col] |= bit;
     }
   }

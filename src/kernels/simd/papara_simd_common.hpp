@@ -30,10 +30,13 @@ bool fits_int16(std::size_t m, std::size_t columns, const PaparaScoring& scoring
 
 // For one block of up to 32 branches: per column, a lane mask per residue symbol (bit b set when
 // branch b's state set shares a state with the symbol) and the mask of lanes with the gap signal.
+// `interleaved` is the block's states position-major (lanes of one column side by side, padded to
+// `lanes` with empty sets), the layout the per-ISA code turns into masks with a few vector tests.
 struct BlockMasks {
-  std::vector<std::uint32_t> match;  // columns × K
-  std::vector<std::uint32_t> cgap;   // columns
-  void build(const PaparaProblem& problem, std::size_t first, std::size_t count);
+  std::vector<std::uint32_t> match;        // columns × K
+  std::vector<std::uint32_t> cgap;         // columns
+  std::vector<std::uint32_t> interleaved;  // columns × lanes
+  void interleave(const PaparaProblem& problem, std::size_t first, std::size_t count, std::size_t lanes);
 };
 
 }  // namespace hyalign::kernels::simd

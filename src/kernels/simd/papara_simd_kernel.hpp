@@ -45,7 +45,7 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
   }
 
   void score_block(std::size_t first, std::size_t count, ScoreSink& best) override {
-    masks_.build(problem_, first, count);
+    build_masks(first, count);
     alignas(64) std::int16_t lanes[W];
     for (std::size_t q = 0; q < queries_.size(); ++q) {
       const std::size_t m = queries_.length(q);
@@ -63,6 +63,14 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
   }
 
  private:
+  void build_masks(std::size_t first, std::size_t count) {
+    masks_.interleave(problem_, first, count, W);
+    const auto& sets = problem_.alphabet->residue_sets();
+    for (std::size_t col = 0; col < problem_.targets.columns; ++col)
+      for (std::size_t s = 0; s < k_; ++s)
+        masks_.match[col * k_ + s] = T::lanes_sharing(masks_.interleaved.data() + col * W, sets[s]);
+  }
+
   V score_query(const std::uint8_t* query, std::size_t m) {
     const std::size_t columns = problem_.targets.columns;
     s_line_.reserve(m + 1);

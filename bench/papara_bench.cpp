@@ -1,0 +1,134 @@
+// Scoring-phase throughput of hyalign papara's kernels, in GCUPS (query residues × columns × branches
+// per second), compared as ratios within one run:
+//   1. the real benchmark: q2_16S reference (1013 branches × 1285 columns) with the 500 gut reads;
+//   2. synthetic references of 1k, 10k and 100k columns (same reads), to show speed is flat in length;
+//   3. thread scaling of the fastest kernel.
+// usage: hyalign_bench_papara [DATA_DIR] [--seconds S]
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/log.hpp"
+#include "kernels/papara_kernel.hpp"
+#include "papara/ancestral.hpp"
+#include "papara/inputs.hpp"
+#include "sched/scheduler.hpp"
+
+using namespace hyalign;
+using namespace hyalign::kernels;
+
+namespace {
+
+struct Measurement {
+  double gcups = 0;
+  double seconds = 0;
+};
+
+// Scores the first `query_count` queries against all targets; repeats until `min_seconds` passed.
+Measurement measure(KernelChoice choice, const PaparaTargets& targets, const SequenceArena& all_queries,
+                    std::size_t query_count, unsigned threads, double min_seconds) {
+  SequenceArena queries;
+  for (std::size_t q = 0; q < std::min(query_count, all_queries.size()); ++q)
+    queries.add(all_queries.name(q), all_queries.residues(q));
+  const PaparaProblem problem{targets, &queries, &Alphabet::dna(), {}};
+  const auto kernel = make_papara_cpu_kernel(choice, problem);
+  const double cells = static_cast<double>(queries.total_residues()) * static_cast<double>(targets.columns) *
+                       static_cast<double>(targets.count);
+  double seconds = 0;
+  std::size_t runs = 0;
+  const auto start = std::chrono::steady_clock::now();
+  do {
+    sched::score_all_targets({{kernel.get(), threads, 1}}, targets.count, kernel->block_width(), queries.size(),
+                             nullptr);
+    ++runs;
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  } while (seconds < min_seconds);
+  return {cells * static_cast<double>(runs) / seconds / 1e9, seconds / static_cast<double>(runs)};
+}
+
+struct SyntheticBranches {
+  std::vector<StateSet> states;
+  std::vector<std::uint8_t> cgap;
+  PaparaTargets targets;
+  SyntheticBranches(std::size_t branches, std::size_t columns, std::mt19937& rng) {
+    states.resize(branches * columns);
+    cgap.resize(branches * columns);
+    for (auto& s : states) s = rng() % 5 ? StateSet{1} << (rng() % 4) : StateSet{15};
+    for (auto& c : cgap) c = rng() % 3 == 0;
+    targets = {branches, columns, states.data(), cgap.data()};
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string data = HYALIGN_DATA_DIR;
+  double min_seconds = 1.0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--seconds" && i + 1 < argc) min_seconds = std::atof(argv[++i]);
+    else data = a;
+  }
+  Log::instance().set_quiet(true);
+  const std::string q2 = data + "/papara/q2_16S/";
+  const papara::PaparaInputs inputs =
+      papara::load_inputs({q2 + "ref.unrooted.nwk", q2 + "ref.phy", q2 + "gut500.fasta"}, Alphabet::dna(), true);
+  const papara::BranchVectors branches =
+      papara::compute_branch_vectors(inputs, Alphabet::dna(), papara::GapModel::probabilistic, 2);
+  const PaparaTargets real{branches.branches, branches.columns, branches.states.data(), branches.cgap.data()};
+  const SequenceArena& reads = inputs.queries;
+
+  std::vector<KernelChoice> kernels;
+  for (KernelChoice k : {KernelChoice::scalar, KernelChoice::avx2, KernelChoice::avx512})
+    if (cpu_supports(k)) kernels.push_back(k);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+
+  fmt::print("hyalign papara scoring benchmark: {} reads ({} residues), 1 thread unless stated\n", reads.size(),
+             reads.total_residues());
+  fmt::print("{:<44} {:>10} {:>10} {:>10}\n", "workload", "kernel", "GCUPS", "s/run");
+  std::map<std::string, double> gcups;
+  auto report = [&](const std::string& workload, KernelChoice k, Measurement m, const std::string& tag) {
+    fmt::print("{:<44} {:>10} {:>10.2f} {:>10.3f}\n", workload, kernel_name(k), m.gcups, m.seconds);
+    gcups[tag] = m.gcups;
+  };
+  for (KernelChoice k : kernels) {
+    const std::size_t n = k == KernelChoice::scalar ? 10 : reads.size();  // scalar: a sample of the reads
+    report(fmt::format("q2_16S × gut500 ({} reads)", n), k, measure(k, real, reads, n, 1, min_seconds),
+           fmt::format("real/{}", kernel_name(k)));
+  }
+  std::mt19937 rng(42);
+  for (std::size_t columns : {1000u, 10000u, 100000u}) {
+    SyntheticBranches synthetic(64, columns, rng);
+    for (KernelChoice k : kernels) {
+      // About 1e11 cells per SIMD run and 1e9 per scalar run (mean read length ~440).
+      const double budget = k == KernelChoice::scalar ? 1e9 : 1e11;
+      const auto n = static_cast<std::size_t>(std::max(1.0, budget / (440.0 * 64.0 * static_cast<double>(columns))));
+      report(fmt::format("synthetic {}k columns × 64 br ({} reads)", columns / 1000, std::min(n, reads.size())), k,
+             measure(k, synthetic.targets, reads, n, 1, min_seconds), fmt::format("{}/{}", columns, kernel_name(k)));
+    }
+  }
+  const KernelChoice best = kernels.back();
+  const Measurement one = measure(best, real, reads, reads.size(), 1, min_seconds);
+  const Measurement all = measure(best, real, reads, reads.size(), cores, min_seconds);
+  fmt::print("{:<44} {:>10} {:>10.2f} {:>10.3f}\n", "q2_16S × gut500, 1 thread", kernel_name(best), one.gcups, one.seconds);
+  fmt::print("{:<44} {:>10} {:>10.2f} {:>10.3f}\n", fmt::format("q2_16S × gut500, {} threads", cores),
+             kernel_name(best), all.gcups, all.seconds);
+
+  fmt::print("\nratios (same run)\n");
+  for (KernelChoice k : kernels)
+    if (k != KernelChoice::scalar)
+      fmt::print("  {} / scalar on q2_16S: {:.1f}x\n", kernel_name(k),
+                 gcups[fmt::format("real/{}", kernel_name(k))] / gcups["real/scalar"]);
+  if (kernels.size() == 3) fmt::print("  avx512 / avx2 on q2_16S: {:.2f}x\n", gcups["real/avx512"] / gcups["real/avx2"]);
+  for (KernelChoice k : kernels)
+    fmt::print("  {}: 100k / 1k columns: {:.2f}, 10k / 1k: {:.2f}\n", kernel_name(k),
+               gcups[fmt::format("100000/{}", kernel_name(k))] / gcups[fmt::format("1000/{}", kernel_name(k))],
+               gcups[fmt::format("10000/{}", kernel_name(k))] / gcups[fmt::format("1000/{}", kernel_name(k))]);
+  fmt::print("  {} threads / 1 thread ({}): {:.2f}x\n", cores, kernel_name(best), all.gcups / one.gcups);
+  return 0;
+}
