@@ -3,7 +3,10 @@
 //   1. the real benchmark: q2_16S reference (1013 branches × 1285 columns) with the 500 gut reads;
 //   2. synthetic references of 1k, 10k and 100k columns (same reads), to show speed is flat in length;
 //   3. thread scaling of the fastest kernel.
-// usage: hyalign_bench_papara [DATA_DIR] [--seconds S]
+// With --gpu: the GPU kernel alone (kernel-only and end-to-end scoring GCUPS), all CPU cores alone,
+// and both together from one queue, on the q2_16S reference with the gut reads replicated N times
+// (--replicate N, default 20) so the GPU is full.
+// usage: hyalign_bench_papara [DATA_DIR] [--seconds S] [--gpu [--replicate N]]
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -14,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "core/log.hpp"
+#include "kernels/cuda/papara_cuda.hpp"
 #include "kernels/papara_kernel.hpp"
 #include "papara/ancestral.hpp"
 #include "papara/inputs.hpp"
@@ -43,8 +47,7 @@ Measurement measure(KernelChoice choice, const PaparaTargets& targets, const Seq
   std::size_t runs = 0;
   const auto start = std::chrono::steady_clock::now();
   do {
-    sched::score_all_targets({{kernel.get(), threads, 1}}, targets.count, kernel->block_width(), queries.size(),
-                             nullptr);
+    sched::score_all_targets({{kernel.get(), threads, 1}}, problem, kernel->block_width(), false);
     ++runs;
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } while (seconds < min_seconds);
@@ -64,14 +67,78 @@ struct SyntheticBranches {
   }
 };
 
+struct DeviceRun {
+  double wall = 0, gcups = 0, kernel_gcups = 0, feeder_cpu_fraction = 0, gpu_share = 0;
+};
+
+DeviceRun run_devices(const std::vector<sched::DeviceWorkers>& devices, const PaparaProblem& problem,
+                      const PaparaKernel* gpu) {
+  const double kernel_before = gpu ? gpu->device_seconds() : 0;
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = sched::score_all_targets(devices, problem, 32, false);
+  DeviceRun run;
+  run.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double cells = 0;
+  for (const auto& d : result.devices) cells += d.cells;
+  run.gcups = cells / run.wall / 1e9;
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    if (devices[i].kernel == gpu) {
+      const auto& d = result.devices[i];
+      run.kernel_gcups = d.cells / (gpu->device_seconds() - kernel_before) / 1e9;
+      run.feeder_cpu_fraction = d.cpu_seconds / run.wall;
+      run.gpu_share = d.cells / cells;
+    }
+  return run;
+}
+
+int gpu_benchmark(const PaparaTargets& targets, const SequenceArena& reads, std::size_t replicate) {
+  const auto gpus = cuda::usable_gpus();
+  if (gpus.empty()) {
+    fmt::print("SKIPPED: GPU benchmark: {}\n", cuda::gpu_unavailable_reason());
+    return 0;
+  }
+  SequenceArena queries;
+  for (std::size_t r = 0; r < replicate; ++r)
+    for (std::size_t q = 0; q < reads.size(); ++q) queries.add(reads.name(q), reads.residues(q));
+  const PaparaProblem problem{targets, &queries, &Alphabet::dna(), {}};
+  const double cells = static_cast<double>(queries.total_residues()) * targets.columns * targets.count;
+  const auto gpu = cuda::make_papara_gpu_kernel(gpus[0].index, problem);
+  const auto cpu = make_papara_cpu_kernel(KernelChoice::automatic, problem);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const sched::DeviceWorkers gpu_workers{gpu.get(), 1, 1u << 20}, cpu_workers{cpu.get(), cores, 1};
+
+  fmt::print("GPU benchmark: {} ({:.1f} GiB free), q2_16S reference × gut500 reads ×{} = {} queries, {:.3g} cells\n",
+             gpus[0].name, gpus[0].free_bytes / 1073741824.0, replicate, queries.size(), cells);
+  run_devices({gpu_workers}, problem, gpu.get());  // warm-up: context, module load, first allocations
+  const DeviceRun g = run_devices({gpu_workers}, problem, gpu.get());
+  const DeviceRun c = run_devices({cpu_workers}, problem, nullptr);
+  const DeviceRun h = run_devices({cpu_workers, gpu_workers}, problem, gpu.get());
+  fmt::print("{:<36} {:>10} {:>12} {:>14}\n", "scoring run", "wall s", "GCUPS", "kernel GCUPS");
+  fmt::print("{:<36} {:>10.3f} {:>12.1f} {:>14.1f}\n", "GPU alone (" + std::string(gpu->name()) + ")", g.wall, g.gcups,
+             g.kernel_gcups);
+  fmt::print("{:<36} {:>10.3f} {:>12.1f} {:>14}\n", fmt::format("CPU alone ({} threads, {})", cores, cpu->name()),
+             c.wall, c.gcups, "-");
+  fmt::print("{:<36} {:>10.3f} {:>12.1f} {:>14.1f}\n", "hybrid (CPU + GPU, one queue)", h.wall, h.gcups,
+             h.kernel_gcups);
+  fmt::print("hybrid / (GPU alone + CPU alone): {:.3f}; GPU share of cells in hybrid: {:.1f}%\n",
+             h.gcups / (g.gcups + c.gcups), 100 * h.gpu_share);
+  fmt::print("GPU feeding thread CPU time / wall: {:.1f}% (GPU alone), {:.1f}% (hybrid)\n",
+             100 * g.feeder_cpu_fraction, 100 * h.feeder_cpu_fraction);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string data = HYALIGN_DATA_DIR;
   double min_seconds = 1.0;
+  bool gpu = false;
+  std::size_t replicate = 20;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) min_seconds = std::atof(argv[++i]);
+    else if (a == "--replicate" && i + 1 < argc) replicate = static_cast<std::size_t>(std::atol(argv[++i]));
+    else if (a == "--gpu") gpu = true;
     else data = a;
   }
   Log::instance().set_quiet(true);
@@ -82,6 +149,7 @@ int main(int argc, char** argv) {
       papara::compute_branch_vectors(inputs, Alphabet::dna(), papara::GapModel::probabilistic, 2);
   const PaparaTargets real{branches.branches, branches.columns, branches.states.data(), branches.cgap.data()};
   const SequenceArena& reads = inputs.queries;
+  if (gpu) return gpu_benchmark(real, reads, replicate);
 
   std::vector<KernelChoice> kernels;
   for (KernelChoice k : {KernelChoice::scalar, KernelChoice::avx2, KernelChoice::avx512})

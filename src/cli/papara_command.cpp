@@ -40,6 +40,7 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
   auto fasta = std::make_shared<bool>(false);
   auto threads = std::make_shared<unsigned>(1);
   auto kernel = std::make_shared<std::string>("auto");
+  auto device = std::make_shared<std::string>("auto");
 
   cmd->add_option("-t,--tree", options->inputs.tree, "Reference tree (Newick; rooted trees are unrooted)")
       ->required();
@@ -61,6 +62,9 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
   cmd->add_option("--kernel", *kernel, "CPU scoring kernel: auto, scalar, avx2, avx512")
       ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}))
       ->capture_default_str();
+  cmd->add_option("--device", *device, "Scoring devices: auto (every GPU + CPU), cpu, gpu, all")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu", "all"}))
+      ->capture_default_str();
   cmd->add_flag("-f,--force", options->force, "Overwrite the files of an existing run name");
   cmd->add_option("-o,--out", options->out, "Write the alignment here ('-' = stdout) instead of PaPaRa's files");
 
@@ -72,6 +76,7 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
     options->format = (*fasta || *format == "fasta") ? AlignmentFormat::fasta : AlignmentFormat::phylip;
     options->threads = *threads ? *threads : std::max(1u, std::thread::hardware_concurrency());
     options->kernel = kernels::parse_kernel_choice(*kernel);
+    options->device = papara::parse_device_choice(*device);
     options->command_line = command_line;
     action = [options] { papara::run_papara(*options); };
   });

@@ -2,6 +2,7 @@
 // Scoring phase: every query against every branch; keeps the best branch per query (ties → lower
 // branch index), independent of thread count, kernel and block order.
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 #include "core/sequence_arena.hpp"
@@ -15,10 +16,15 @@ struct Placement {
   std::size_t branch = 0;
 };
 
+// Which processors score: `automatic` uses every GPU present plus the CPU cores.
+enum class DeviceChoice { automatic, cpu, gpu, all };
+DeviceChoice parse_device_choice(std::string_view name);  // throws UsageError for an unknown name
+
 struct ScoringSetup {
   kernels::PaparaScoring scoring;
   kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
-  unsigned threads = 1;
+  DeviceChoice device = DeviceChoice::automatic;
+  unsigned threads = 1;  // CPU scoring threads (GPU feeding threads come on top and mostly sleep)
 };
 
 std::vector<Placement> place_queries(const SequenceArena& queries, const Alphabet& alphabet,

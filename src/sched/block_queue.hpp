@@ -1,37 +1,54 @@
 #pragma once
-// One queue of target blocks shared by every device. A CPU worker takes one block at a time, a GPU
-// worker many; each block is handed out exactly once, so fast devices simply take more.
+// One queue of work tiles shared by every device. The work is a grid: target blocks (one CPU vector
+// width each) × query chunks (small, so a CPU tile is short and the run ends evenly). A CPU worker
+// takes one tile at a time, a GPU worker many at once as one rectangle; each tile is handed out
+// exactly once, so fast devices simply take more.
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
+#include <mutex>
 #include <optional>
+
+#include "kernels/papara_kernel.hpp"
 
 namespace hyalign::sched {
 
-struct BlockRange {
-  std::size_t first = 0;  // first target
-  std::size_t count = 0;  // targets in the range
-};
-
-class BlockQueue {
+class TileQueue {
  public:
-  BlockQueue(std::size_t targets, std::size_t block_width)
-      : targets_(targets), width_(block_width), blocks_((targets + block_width - 1) / block_width) {}
+  TileQueue(std::size_t targets, std::size_t block_width, std::size_t queries, std::size_t query_chunk)
+      : targets_(targets), width_(block_width), queries_(queries), chunk_(std::max<std::size_t>(1, query_chunk)),
+        blocks_((targets + block_width - 1) / block_width), chunks_((queries + chunk_ - 1) / chunk_) {}
 
-  // Up to `max_blocks` consecutive blocks, or nothing once the queue is drained.
-  std::optional<BlockRange> take(std::size_t max_blocks = 1) {
-    const std::size_t first_block = next_.fetch_add(max_blocks, std::memory_order_relaxed);
-    if (first_block >= blocks_) return std::nullopt;
-    const std::size_t first = first_block * width_;
-    const std::size_t end = std::min(targets_, (first_block + max_blocks) * width_);
-    return BlockRange{first, end - first};
+  // Up to `max_tiles` tiles as one rectangle, or nothing once drained: the rest of the current
+  // query chunk, or, from the start of a chunk, whole chunks (every target of several chunks).
+  std::optional<kernels::WorkTile> take(std::size_t max_tiles = 1) {
+    std::lock_guard lock(mutex_);
+    if (next_ >= blocks_ * chunks_) return std::nullopt;
+    max_tiles = std::max<std::size_t>(1, max_tiles);
+    const std::size_t chunk = next_ / blocks_, block = next_ % blocks_;
+    std::size_t block_count = std::min(max_tiles, blocks_ - block), chunk_count = 1;
+    if (block == 0 && max_tiles >= 2 * blocks_) {
+      chunk_count = std::min(max_tiles / blocks_, chunks_ - chunk);
+      block_count = blocks_;
+    }
+    next_ += block_count * chunk_count;
+    kernels::WorkTile tile;
+    tile.first_target = block * width_;
+    tile.target_count = std::min(targets_, (block + block_count) * width_) - tile.first_target;
+    tile.first_query = chunk * chunk_;
+    tile.query_count = std::min(queries_, (chunk + chunk_count) * chunk_) - tile.first_query;
+    return tile;
   }
-  std::size_t block_count() const { return blocks_; }
+  std::size_t remaining() {
+    std::lock_guard lock(mutex_);
+    return blocks_ * chunks_ - std::min(next_, blocks_ * chunks_);
+  }
+  std::size_t tile_count() const { return blocks_ * chunks_; }
   std::size_t block_width() const { return width_; }
 
  private:
-  const std::size_t targets_, width_, blocks_;
-  std::atomic<std::size_t> next_{0};
+  const std::size_t targets_, width_, queries_, chunk_, blocks_, chunks_;
+  std::mutex mutex_;
+  std::size_t next_ = 0;
 };
 
 }  // namespace hyalign::sched

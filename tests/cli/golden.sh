@@ -11,10 +11,10 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 passes=0
 
-# A kernel this CPU cannot run is skipped, with the reason (ctest reads exit code 77 as skipped).
+# A kernel this CPU cannot run, or a GPU run without a GPU, is skipped, with the reason (ctest reads exit code 77 as skipped).
 probe=$("$hyalign" papara -t "$data/epa_tiny/ref.tre" -s "$data/epa_tiny/aln.phy" -q "$data/epa_tiny/query.fasta" \
         --out - "${extra[@]}" 2>&1 >/dev/null)
-if grep -q 'instruction set this CPU lacks' <<<"$probe"; then
+if grep -q -e 'instruction set this CPU lacks' -e 'no usable GPU' <<<"$probe"; then
   echo "SKIPPED: ${extra[*]}: $probe"
   exit 77
 fi

@@ -77,9 +77,11 @@ void expect_kernel_matches_scalar(KernelChoice choice, const RandomProblem& rp, 
   const PaparaProblem problem = rp.problem();
   const auto kernel = make_papara_cpu_kernel(choice, problem);
   AllScores all(rp.queries.size(), rp.branches);
-  sched::BlockQueue queue(rp.branches, kernel->block_width());
+  // Tiles of a few queries and one or three blocks, so tile edges fall everywhere.
+  sched::TileQueue queue(rp.branches, kernel->block_width(), rp.queries.size(), 2);
   auto scorer = kernel->make_scorer();
-  while (auto range = queue.take()) scorer->score_block(range->first, range->count, all);
+  std::size_t takes = 0;
+  while (auto tile = queue.take(takes++ % 2 ? 3 : 1)) scorer->score_tile(*tile, all);
   for (std::size_t q = 0; q < rp.queries.size(); ++q)
     for (std::size_t b = 0; b < rp.branches; ++b) {
       ASSERT_EQ(all.times_seen(q, b), 1) << label << " query " << q << " branch " << b;
@@ -135,14 +137,17 @@ INSTANTIATE_TEST_SUITE_P(Kernels, PaparaKernelEqualsScalar,
                          ::testing::Values(KernelChoice::scalar, KernelChoice::avx2, KernelChoice::avx512),
                          [](const auto& info) { return std::string(kernel_name(info.param)); });
 
-TEST(BlockQueue, HandsOutEveryTargetOnceInAnyTakeSizes) {
-  sched::BlockQueue queue(1013, 32);
-  std::vector<int> seen(1013, 0);
+TEST(TileQueue, HandsOutEveryPairOnceInAnyTakeSizes) {
+  sched::TileQueue queue(1013, 32, 77, 10);
+  std::vector<int> seen(1013 * 77, 0);
+  const std::size_t sizes[] = {1, 3, 70, 2, 200, 31};  // >= 2 × 32 blocks: whole query chunks at once
   std::size_t takes = 0;
-  while (auto r = queue.take(takes++ % 3 + 1))
-    for (std::size_t t = r->first; t < r->first + r->count; ++t) ++seen[t];
-  for (int s : seen) EXPECT_EQ(s, 1);
+  while (auto t = queue.take(sizes[takes++ % 6]))
+    for (std::size_t b = t->first_target; b < t->first_target + t->target_count; ++b)
+      for (std::size_t q = t->first_query; q < t->first_query + t->query_count; ++q) ++seen[q * 1013 + b];
+  for (int s : seen) ASSERT_EQ(s, 1);
   EXPECT_FALSE(queue.take().has_value());
+  EXPECT_EQ(queue.remaining(), 0u);
 }
 
 

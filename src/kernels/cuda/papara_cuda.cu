@@ -1,0 +1,356 @@
+// CUDA kernel for the PaPaRa scoring recurrence (spec §6).
+//
+// One warp scores one query against a pair of branches packed as 16x2 in 32-bit registers and
+// computed with Hopper's DPX instructions (__viaddmax_s16x2, __vimax3_s16x2). The query lies along
+// the warp: lane t holds rows [tR, tR + R) in registers; the branch columns stream through the warp
+// as a wavefront (lane t works on column s - t at step s) and each lane hands its bottom row's S and I
+// to the next lane with one shuffle. The DP state never leaves registers.
+// (fmt is not used here: its headers do not compile under nvcc in C++20 mode.)
+//
+// Short queries are padded at the top with rows of a symbol that matches nothing: with open, extend
+// and match_cgap <= 0 those rows compute S = 0 exactly (the free boundary S(i,0) = 0) and leave
+// I = open, which is what the first real row sees from the true boundary. So the last query row is
+// always the last register of lane 31, and the last-row maximum costs one DPX max per column.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+
+#include "kernels/cuda/papara_cuda.hpp"
+#include "kernels/simd/papara_simd_common.hpp"
+
+namespace hyalign::kernels::cuda {
+namespace {
+
+constexpr unsigned kPadSymbol = 14;          // no branch state bit is ever set at this position
+constexpr unsigned kCgapBit = 15;            // per half of a column word
+constexpr int kRowStep = 2;                  // rows per lane come in steps of 2 (kernel instances)
+constexpr int kMaxRowsPerLane = 24;          // queries up to 32 × 24 = 768 residues
+constexpr unsigned kMinusInfinity2 = 0xC000C000u;  // -16384 in both halves: far below every real score
+constexpr int kWarpsPerBlock = 4;
+constexpr long long kScoreLimit = 15000;           // keeps real scores clear of the sentinel
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(status));
+}
+
+__device__ __forceinline__ unsigned add2(unsigned a, unsigned b) { return __viaddmax_s16x2(a, b, 0x80008000u); }
+
+struct DeviceScoring {
+  unsigned open2, extend2, cgap2;  // packed 16x2
+  unsigned match;                  // per-half multiplier (0 <= match < 2^15)
+};
+
+template <int R>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+    papara_score_kernel(const unsigned* __restrict__ columns, int column_count, int first_pair, int pair_count,
+                        const unsigned char* __restrict__ symbols, const unsigned long long* __restrict__ offsets,
+                        const int* __restrict__ query_ids, int query_count, DeviceScoring sc,
+                        int* __restrict__ out, int out_stride) {
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (warp >= query_count * pair_count) return;  // the whole warp leaves together
+  const int slot = warp / pair_count;
+  const int pair = first_pair + warp % pair_count;
+  const int q = query_ids[slot];
+  const unsigned char* query = symbols + offsets[q];
+  const int m = static_cast<int>(offsets[q + 1] - offsets[q]);
+  const int pad = 32 * R - m;
+
+  unsigned shift[R], s_col[R], d_col[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int p = lane * R + r;
+    shift[r] = p < pad ? kPadSymbol : query[p - pad];
+    s_col[r] = 0;                // S(0, j) = 0
+    d_col[r] = kMinusInfinity2;  // D(0, j) = -inf
+  }
+  unsigned s_out = 0, i_out = kMinusInfinity2, diag_next = 0, best_row = kMinusInfinity2;
+  const unsigned* col = columns + static_cast<size_t>(pair) * column_count;
+  const int steps = column_count + 31;
+  for (int s = 0; s < steps; ++s) {
+    unsigned s_in = __shfl_up_sync(0xffffffffu, s_out, 1);
+    unsigned i_in = __shfl_up_sync(0xffffffffu, i_out, 1);
+    if (lane == 0) s_in = 0, i_in = kMinusInfinity2;  // the boundary row S(i,0) = 0, I(i,0) = -inf
+    const int i = s - lane;
+    if (i >= 0 && i < column_count) {
+      const unsigned w = __ldg(col + i);
+      const unsigned gap_lanes = ((w >> kCgapBit) & 0x00010001u) * 0xFFFFu;
+      const unsigned cgap = gap_lanes & sc.cgap2, open_d = ~gap_lanes & sc.open2, extend_d = ~gap_lanes & sc.extend2;
+      unsigned diag = diag_next, up = s_in, ins = i_in;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const unsigned left = s_col[r];
+        d_col[r] = __viaddmax_s16x2(d_col[r], extend_d, add2(left, open_d));
+        ins = __viaddmax_s16x2(ins, sc.extend2, add2(up, sc.open2));
+        const unsigned matched = (w >> shift[r]) & 0x00010001u;
+        const unsigned s_val = __vimax3_s16x2(add2(diag, add2(matched * sc.match, cgap)), d_col[r], ins);
+        diag = left;
+        s_col[r] = s_val;
+        up = s_val;
+      }
+      s_out = up;
+      i_out = ins;
+      best_row = __vmaxs2(best_row, up);  // lane 31's bottom row is the query's last row
+    }
+    diag_next = s_in;
+  }
+  // Last column: the real rows of every lane.
+  unsigned best = kMinusInfinity2;
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+    if (lane * R + r >= pad) best = __vmaxs2(best, s_col[r]);
+#pragma unroll
+  for (int k = 16; k > 0; k >>= 1) best = __vmaxs2(best, __shfl_xor_sync(0xffffffffu, best, k));
+  best = __vmaxs2(best, __shfl_sync(0xffffffffu, best_row, 31));
+  if (lane == 0) {
+    int* o = out + static_cast<size_t>(slot) * out_stride + 2 * (pair - first_pair);
+    o[0] = static_cast<short>(best & 0xFFFFu);
+    o[1] = static_cast<short>(best >> 16);
+  }
+}
+
+using KernelFn = void (*)(const unsigned*, int, int, int, const unsigned char*, const unsigned long long*, const int*,
+                          int, DeviceScoring, int*, int);
+
+template <int... Rs>
+constexpr std::array<KernelFn, sizeof...(Rs)> kernel_table(std::integer_sequence<int, Rs...>) {
+  return {&papara_score_kernel<(Rs + 1) * kRowStep>...};
+}
+const auto kKernels = kernel_table(std::make_integer_sequence<int, kMaxRowsPerLane / kRowStep>());
+
+template <typename T>
+struct DeviceBuffer {
+  T* ptr = nullptr;
+  std::size_t size = 0;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (ptr) cudaFree(ptr);
+  }
+  void reserve(std::size_t n) {
+    if (n <= size) return;
+    if (ptr) cudaFree(ptr);
+    ptr = nullptr;
+    check(cudaMalloc(&ptr, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc");
+    size = n;
+  }
+  void upload(const std::vector<T>& host) {
+    reserve(host.size());
+    check(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  }
+};
+
+template <typename T>
+struct PinnedBuffer {
+  T* ptr = nullptr;
+  std::size_t size = 0;
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() {
+    if (ptr) cudaFreeHost(ptr);
+  }
+  void reserve(std::size_t n) {
+    if (n <= size) return;
+    if (ptr) cudaFreeHost(ptr);
+    ptr = nullptr;
+    check(cudaMallocHost(&ptr, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMallocHost");
+    size = n;
+  }
+};
+
+class GpuKernel;
+
+class GpuScorer final : public PaparaBlockScorer {
+ public:
+  explicit GpuScorer(const GpuKernel& kernel);
+  ~GpuScorer() override;
+  void score_tile(const WorkTile& tile, ScoreSink& sink) override;
+
+ private:
+  const GpuKernel& kernel_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  DeviceBuffer<int> query_ids_, results_;
+  PinnedBuffer<int> host_ids_, host_results_;
+};
+
+class GpuKernel final : public PaparaKernel {
+ public:
+  GpuKernel(int device, const PaparaProblem& problem) : device_(device), problem_(problem) {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    name_ = "gpu" + std::to_string(device) + " (" + prop.name + ")";
+    const simd::EncodedQueries encoded = simd::encode_queries(problem);
+    lengths_.resize(encoded.size());
+    for (std::size_t q = 0; q < encoded.size(); ++q) lengths_[q] = encoded.length(q);
+    std::vector<unsigned long long> offsets(encoded.offsets.begin(), encoded.offsets.end());
+    symbols_.upload(encoded.symbols);
+    offsets_.upload(offsets);
+
+    // Column words of branch pairs: symbol match bits and the gap signal of both branches.
+    const auto& sets = problem.alphabet->residue_sets();
+    const std::size_t columns = problem.targets.columns;
+    const std::size_t pairs = (problem.targets.count + 1) / 2;
+    std::vector<unsigned> words(pairs * columns, 0);
+    for (std::size_t b = 0; b < problem.targets.count; ++b) {
+      const BranchView branch = problem.targets.branch(b);
+      const unsigned half = (b % 2) * 16;
+      unsigned* row = words.data() + (b / 2) * columns;
+      for (std::size_t c = 0; c < columns; ++c) {
+        unsigned bits = branch.cgap[c] ? 1u << kCgapBit : 0u;
+        for (std::size_t s = 0; s < sets.size(); ++s)
+          if (branch.states[c] & sets[s]) bits |= 1u << s;
+        row[c] |= bits << half;
+      }
+    }
+    columns_.upload(words);
+    const auto pack = [](int v) { return (static_cast<unsigned>(v) & 0xFFFFu) * 0x00010001u; };
+    scoring_ = {pack(problem.scoring.gap_open), pack(problem.scoring.gap_extend), pack(problem.scoring.match_cgap),
+                static_cast<unsigned>(problem.scoring.match)};
+  }
+
+  std::size_t block_width() const override { return 32; }
+  std::string_view name() const override { return name_; }
+  std::unique_ptr<PaparaBlockScorer> make_scorer() const override { return std::make_unique<GpuScorer>(*this); }
+  double device_seconds() const override {
+    std::lock_guard lock(stats_mutex_);
+    return kernel_seconds_;
+  }
+
+  int device_ = 0;
+  const PaparaProblem& problem_;
+  std::string name_;
+  std::vector<std::size_t> lengths_;
+  DeviceBuffer<unsigned char> symbols_;
+  DeviceBuffer<unsigned long long> offsets_;
+  DeviceBuffer<unsigned> columns_;
+  DeviceScoring scoring_{};
+  mutable std::mutex stats_mutex_;
+  mutable double kernel_seconds_ = 0;
+};
+
+GpuScorer::GpuScorer(const GpuKernel& kernel) : kernel_(kernel) {
+  check(cudaSetDevice(kernel.device_), "cudaSetDevice");
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaEventCreateWithFlags(&start_, cudaEventBlockingSync), "cudaEventCreate");
+  check(cudaEventCreateWithFlags(&stop_, cudaEventBlockingSync), "cudaEventCreate");
+}
+
+GpuScorer::~GpuScorer() {
+  cudaEventDestroy(start_);
+  cudaEventDestroy(stop_);
+  cudaStreamDestroy(stream_);
+}
+
+void GpuScorer::score_tile(const WorkTile& tile, ScoreSink& sink) {
+  const PaparaProblem& problem = kernel_.problem_;
+  const std::size_t first_pair = tile.first_target / 2;
+  const std::size_t end_target = tile.first_target + tile.target_count;
+  const std::size_t pair_count = (end_target + 1) / 2 - first_pair;
+  const int stride = static_cast<int>(2 * pair_count);
+
+  // Queries grouped by rows per lane; empty and over-long queries are scored here on the CPU.
+  std::vector<std::vector<int>> buckets(kKernels.size());
+  for (std::size_t q = tile.first_query; q < tile.first_query + tile.query_count; ++q) {
+    const std::size_t m = kernel_.lengths_[q];
+    const std::size_t rows = (m + 31) / 32;
+    if (m == 0 || rows > kMaxRowsPerLane || !simd::fits_int16(m, problem.targets.columns, problem.scoring, kScoreLimit)) {
+      for (std::size_t b = tile.first_target; b < end_target; ++b)
+        sink.offer(q, papara_score_scalar(problem.queries->residues(q), problem.targets.branch(b), problem.scoring), b);
+      continue;
+    }
+    buckets[(rows + kRowStep - 1) / kRowStep - 1].push_back(static_cast<int>(q));
+  }
+  std::size_t total = 0;
+  for (const auto& b : buckets) total += b.size();
+  if (total == 0) return;
+  host_ids_.reserve(total);
+  query_ids_.reserve(total);
+  results_.reserve(total * pair_count * 2);
+  host_results_.reserve(total * pair_count * 2);
+
+  check(cudaSetDevice(kernel_.device_), "cudaSetDevice");
+  std::size_t placed = 0;
+  for (const auto& b : buckets) {
+    std::copy(b.begin(), b.end(), host_ids_.ptr + placed);
+    placed += b.size();
+  }
+  check(cudaMemcpyAsync(query_ids_.ptr, host_ids_.ptr, total * sizeof(int), cudaMemcpyHostToDevice, stream_), "ids");
+  check(cudaEventRecord(start_, stream_), "event");
+  placed = 0;
+  for (std::size_t k = 0; k < buckets.size(); ++k) {
+    if (buckets[k].empty()) continue;
+    const std::size_t warps = buckets[k].size() * pair_count;
+    const unsigned blocks = static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    kKernels[k]<<<blocks, 32 * kWarpsPerBlock, 0, stream_>>>(
+        kernel_.columns_.ptr, static_cast<int>(problem.targets.columns), static_cast<int>(first_pair),
+        static_cast<int>(pair_count), kernel_.symbols_.ptr, kernel_.offsets_.ptr, query_ids_.ptr + placed,
+        static_cast<int>(buckets[k].size()), kernel_.scoring_, results_.ptr + placed * stride, stride);
+    check(cudaGetLastError(), "kernel launch");
+    placed += buckets[k].size();
+  }
+  check(cudaEventRecord(stop_, stream_), "event");
+  check(cudaMemcpyAsync(host_results_.ptr, results_.ptr, total * pair_count * 2 * sizeof(int), cudaMemcpyDeviceToHost,
+                        stream_),
+        "results");
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");  // blocking sync: the thread sleeps
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  {
+    std::lock_guard lock(kernel_.stats_mutex_);
+    kernel_.kernel_seconds_ += ms / 1000.0;
+  }
+  for (std::size_t slot = 0; slot < total; ++slot) {
+    const int* row = host_results_.ptr + slot * stride;
+    const std::size_t q = static_cast<std::size_t>(host_ids_.ptr[slot]);
+    for (std::size_t b = tile.first_target; b < end_target; ++b) sink.offer(q, row[b - 2 * first_pair], b);
+  }
+}
+
+}  // namespace
+
+std::vector<GpuInfo> usable_gpus() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) return {};
+  std::vector<GpuInfo> gpus;
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, d) != cudaSuccess || prop.major < 9) continue;  // DPX needs sm_90
+    cudaSetDevice(d);
+    cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);  // waiting threads sleep instead of spinning
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) continue;
+    gpus.push_back({d, prop.name, free_bytes});
+  }
+  return gpus;
+}
+
+std::string gpu_unavailable_reason() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) return std::string("no CUDA device (") + cudaGetErrorString(status) + ")";
+  if (count == 0) return "no CUDA device";
+  return "no CUDA device of compute capability 9.0 or newer (the kernel uses Hopper DPX instructions)";
+}
+
+std::string gpu_unsupported_reason(const PaparaProblem& problem) {
+  if (problem.alphabet->residue_sets().size() > kPadSymbol) return "the GPU kernel handles DNA only";
+  const PaparaScoring& sc = problem.scoring;
+  if (sc.gap_open > 0 || sc.gap_extend > 0 || sc.match_cgap > 0 || sc.match < 0 || sc.match > 16000)
+    return "the GPU kernel needs open, extend, match_cgap <= 0 <= match";
+  return "";
+}
+
+std::unique_ptr<PaparaKernel> make_papara_gpu_kernel(int device, const PaparaProblem& problem) {
+  if (!gpu_unsupported_reason(problem).empty()) return nullptr;
+  return std::make_unique<GpuKernel>(device, problem);
+}
+
+}  // namespace hyalign::kernels::cuda

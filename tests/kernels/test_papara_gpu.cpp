@@ -1,0 +1,200 @@
+// The GPU kernel against the scalar reference on random inputs, and the hybrid scheduler with a
+// fake slow device. GPU tests skip with a message where no usable GPU is present (CI).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "core/alphabet.hpp"
+#include "kernels/cuda/papara_cuda.hpp"
+#include "kernels/papara_kernel.hpp"
+#include "sched/block_queue.hpp"
+#include "sched/scheduler.hpp"
+
+using namespace hyalign;
+using namespace hyalign::kernels;
+
+namespace {
+
+struct RandomProblem {
+  std::size_t branches, columns;
+  std::vector<StateSet> states;
+  std::vector<std::uint8_t> cgap;
+  SequenceArena queries;
+  PaparaScoring scoring;
+  PaparaProblem problem() const {
+    return {{branches, columns, states.data(), cgap.data()}, &queries, &Alphabet::dna(), scoring};
+  }
+};
+
+RandomProblem make_problem(std::mt19937& rng, std::size_t branches, std::size_t columns,
+                           const std::vector<std::size_t>& lengths) {
+  const Alphabet& dna = Alphabet::dna();
+  const auto& sets = dna.residue_sets();
+  RandomProblem p{branches, columns, std::vector<StateSet>(branches * columns), std::vector<std::uint8_t>(branches * columns),
+                  {}, {}};
+  const unsigned gap_percent = rng() % 60, cgap_percent = rng() % 3 == 0 ? 100 : rng() % 50;
+  for (std::size_t b = 0; b < branches; ++b) {
+    const bool all_gap = rng() % 10 == 0;
+    for (std::size_t c = 0; c < columns; ++c) {
+      p.states[b * columns + c] = all_gap || rng() % 100 < gap_percent ? dna.gap_set() : sets[rng() % sets.size()];
+      p.cgap[b * columns + c] = rng() % 100 < cgap_percent;
+    }
+  }
+  for (std::size_t q = 0; q < lengths.size(); ++q) {
+    std::vector<StateSet> residues(lengths[q]);
+    for (auto& r : residues) r = rng() % 8 ? sets[rng() % 4] : sets[rng() % sets.size()];
+    p.queries.add("q" + std::to_string(q), residues);
+  }
+  if (rng() % 3 == 0) p.scoring = {-5, -2, 3, -1};
+  return p;
+}
+
+class AllScores final : public ScoreSink {
+ public:
+  AllScores(std::size_t queries, std::size_t branches) : branches_(branches), scores_(queries * branches), seen_(queries * branches) {}
+  void offer(std::size_t q, int score, std::size_t b) override {
+    std::lock_guard lock(mutex_);
+    scores_[q * branches_ + b] = score;
+    ++seen_[q * branches_ + b];
+  }
+  int score(std::size_t q, std::size_t b) const { return scores_[q * branches_ + b]; }
+  int seen(std::size_t q, std::size_t b) const { return seen_[q * branches_ + b]; }
+
+ private:
+  std::mutex mutex_;
+  std::size_t branches_;
+  std::vector<int> scores_, seen_;
+};
+
+void expect_equal_to_scalar(const PaparaKernel& kernel, const RandomProblem& rp, std::size_t max_tiles) {
+  AllScores all(rp.queries.size(), rp.branches);
+  sched::TileQueue queue(rp.branches, kernel.block_width(), rp.queries.size(), 7);
+  auto scorer = kernel.make_scorer();
+  while (auto tile = queue.take(max_tiles)) scorer->score_tile(*tile, all);
+  const PaparaProblem problem = rp.problem();
+  for (std::size_t q = 0; q < rp.queries.size(); ++q)
+    for (std::size_t b = 0; b < rp.branches; ++b) {
+      ASSERT_EQ(all.seen(q, b), 1) << "query " << q << " branch " << b;
+      ASSERT_EQ(all.score(q, b), papara_score_scalar(rp.queries.residues(q), problem.targets.branch(b), rp.scoring))
+          << "query " << q << " (length " << rp.queries.length(q) << ") branch " << b << " of " << rp.branches << ", "
+          << rp.columns << " columns";
+    }
+}
+
+class PaparaGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    gpus_ = cuda::usable_gpus();
+    if (gpus_.empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << cuda::gpu_unavailable_reason();
+  }
+  std::vector<cuda::GpuInfo> gpus_;
+};
+
+}  // namespace
+
+TEST_F(PaparaGpu, EqualsScalarOnRandomShapes) {
+  std::mt19937 rng(2024);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t branches = 1 + rng() % 100;
+    const std::size_t columns = 1 + rng() % (trial % 10 == 0 ? 3000 : 200);
+    std::vector<std::size_t> lengths{1, 0, 1 + rng() % 31, 32, 33, 1 + rng() % 64, 1 + rng() % 200};
+    if (trial % 5 == 0) lengths.push_back(1 + rng() % 768);
+    if (trial % 25 == 0) lengths.push_back(769 + rng() % 300);  // beyond the packed rows: CPU inside the worker
+    const RandomProblem rp = make_problem(rng, branches, columns, lengths);
+    const auto kernel = cuda::make_papara_gpu_kernel(gpus_[0].index, rp.problem());
+    ASSERT_NE(kernel, nullptr);
+    expect_equal_to_scalar(*kernel, rp, trial % 2 ? 1 : 1000);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_F(PaparaGpu, LongReferenceAndEveryRowCount) {
+  std::mt19937 rng(7);
+  std::vector<std::size_t> lengths;
+  for (std::size_t m = 1; m <= 768; m += 13) lengths.push_back(m);
+  lengths.push_back(768);
+  const RandomProblem rp = make_problem(rng, 65, 5000, lengths);
+  const auto kernel = cuda::make_papara_gpu_kernel(gpus_[0].index, rp.problem());
+  expect_equal_to_scalar(*kernel, rp, 1000);
+}
+
+TEST(PaparaGpuSupport, ProteinAndPositiveGapScoresStayOnTheCpu) {
+  SequenceArena queries;
+  std::vector<StateSet> states(4, 1);
+  std::vector<std::uint8_t> cgap(4, 0);
+  PaparaProblem protein{{1, 4, states.data(), cgap.data()}, &queries, &Alphabet::protein(), {}};
+  EXPECT_FALSE(cuda::gpu_unsupported_reason(protein).empty());
+  PaparaProblem positive{{1, 4, states.data(), cgap.data()}, &queries, &Alphabet::dna(), {1, -1, 2, -3}};
+  EXPECT_FALSE(cuda::gpu_unsupported_reason(positive).empty());
+}
+
+namespace {
+
+// Wraps a kernel: optionally slow, optionally holding its first tile until `gate` opens, and
+// opening `opens` when its worker starts. This makes the fast device wait until the slow one is
+// running, so both must take work whatever the thread timing.
+class WrappedKernel final : public PaparaKernel {
+ public:
+  WrappedKernel(std::unique_ptr<PaparaKernel> inner, std::string name, int delay_ms, std::atomic<bool>* gate,
+                std::atomic<bool>* opens)
+      : inner_(std::move(inner)), name_(std::move(name)), delay_ms_(delay_ms), gate_(gate), opens_(opens) {}
+  std::size_t block_width() const override { return inner_->block_width(); }
+  std::string_view name() const override { return name_; }
+  std::unique_ptr<PaparaBlockScorer> make_scorer() const override {
+    struct Scorer final : PaparaBlockScorer {
+      std::unique_ptr<PaparaBlockScorer> inner;
+      int delay_ms;
+      std::atomic<bool>* gate;
+      void score_tile(const WorkTile& tile, ScoreSink& sink) override {
+        while (gate && !gate->load()) std::this_thread::yield();
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        inner->score_tile(tile, sink);
+      }
+    };
+    auto s = std::make_unique<Scorer>();
+    s->inner = inner_->make_scorer();
+    s->delay_ms = delay_ms_;
+    s->gate = gate_;
+    if (opens_) *opens_ = true;
+    return s;
+  }
+
+ private:
+  std::unique_ptr<PaparaKernel> inner_;
+  std::string name_;
+  int delay_ms_;
+  std::atomic<bool>* gate_;
+  std::atomic<bool>* opens_;
+};
+
+}  // namespace
+
+TEST(HybridScheduler, EveryPairOnceAndResultIndependentOfDevices) {
+  std::mt19937 rng(3);
+  std::vector<std::size_t> lengths;
+  for (int q = 0; q < 40; ++q) lengths.push_back(1 + rng() % 120);
+  const RandomProblem rp = make_problem(rng, 300, 150, lengths);
+  const PaparaProblem problem = rp.problem();
+  const auto cpu = make_papara_cpu_kernel(KernelChoice::automatic, problem);
+  std::atomic<bool> slow_started{false};
+  const WrappedKernel fast(make_papara_cpu_kernel(KernelChoice::automatic, problem), "fast", 0, &slow_started, nullptr);
+  const WrappedKernel slow(make_papara_cpu_kernel(KernelChoice::scalar, problem), "slow", 3, nullptr, &slow_started);
+
+  const auto alone = sched::score_all_targets({{cpu.get(), 1, 1}}, problem, cpu->block_width(), false);
+  const auto hybrid = sched::score_all_targets({{&fast, 3, 1}, {&slow, 1, 5}}, problem, cpu->block_width(), false);
+  ASSERT_EQ(hybrid.devices.size(), 2u);
+  EXPECT_GT(hybrid.devices[0].cells, 0);
+  EXPECT_GT(hybrid.devices[1].cells, 0);  // the slow device did take work
+  double expected_cells = 0;
+  for (std::size_t q = 0; q < rp.queries.size(); ++q)
+    expected_cells += static_cast<double>(rp.queries.length(q)) * rp.columns * rp.branches;
+  EXPECT_DOUBLE_EQ(hybrid.devices[0].cells + hybrid.devices[1].cells, expected_cells);  // nothing twice or lost
+  for (std::size_t q = 0; q < rp.queries.size(); ++q) {
+    EXPECT_EQ(hybrid.best[q].score, alone.best[q].score);
+    EXPECT_EQ(hybrid.best[q].branch, alone.best[q].branch);
+  }
+}
