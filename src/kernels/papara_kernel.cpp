@@ -11,10 +11,10 @@ namespace {
 class ScalarScorer final : public PaparaBlockScorer {
  public:
   explicit ScalarScorer(const PaparaProblem& problem) : problem_(problem) {}
-  void score_block(std::size_t first, std::size_t count, ScoreSink& best) override {
-    for (std::size_t b = first; b < first + count; ++b)
-      for (std::size_t q = 0; q < problem_.queries->size(); ++q)
-        best.offer(q, papara_score_scalar(problem_.queries->residues(q), problem_.targets.branch(b), problem_.scoring),
+  void score_tile(const WorkTile& tile, ScoreSink& sink) override {
+    for (std::size_t b = tile.first_target; b < tile.first_target + tile.target_count; ++b)
+      for (std::size_t q = tile.first_query; q < tile.first_query + tile.query_count; ++q)
+        sink.offer(q, papara_score_scalar(problem_.queries->residues(q), problem_.targets.branch(b), problem_.scoring),
                    b);
   }
 

@@ -70,19 +70,30 @@ class BestPerQuery final : public ScoreSink {
   std::vector<Entry> entries_;
 };
 
+// A rectangle of work: queries [first_query, first_query + query_count) against targets
+// [first_target, first_target + target_count).
+struct WorkTile {
+  std::size_t first_target = 0, target_count = 0;
+  std::size_t first_query = 0, query_count = 0;
+};
+
 class PaparaBlockScorer {
  public:
   virtual ~PaparaBlockScorer() = default;
-  // Scores every query against branches [first, first + count), count <= block_width().
-  virtual void score_block(std::size_t first, std::size_t count, ScoreSink& sink) = 0;
+  // Offers the score of every (query, target) pair of the tile to the sink, each exactly once.
+  virtual void score_tile(const WorkTile& tile, ScoreSink& sink) = 0;
 };
 
 class PaparaKernel {
  public:
   virtual ~PaparaKernel() = default;
+  // Targets per tile the kernel is built for (a CPU kernel's vector width); tiles may be wider for
+  // kernels that take many blocks per call.
   virtual std::size_t block_width() const = 0;
   virtual std::string_view name() const = 0;
   virtual std::unique_ptr<PaparaBlockScorer> make_scorer() const = 0;
+  // Seconds spent inside device kernels so far (GPU kernels; 0 for CPU kernels).
+  virtual double device_seconds() const { return 0; }
 };
 
 // `choice` automatic picks the widest instruction set this CPU has. The problem must outlive the kernel.

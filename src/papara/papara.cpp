@@ -10,6 +10,7 @@
 #include "core/log.hpp"
 #include "core/parallel.hpp"
 #include "io/atomic_output.hpp"
+#include "kernels/papara_align.hpp"
 #include "papara/output.hpp"
 #include "papara/placement.hpp"
 
@@ -64,22 +65,24 @@ void run_papara(const PaparaOptions& options) {
   log_info("ancestral state vectors of {} branches ({:.2f} s)", branches.branches, clock.lap());
 
   const std::vector<Placement> placements =
-      place_queries(inputs.queries, alphabet, branches, {options.scoring, options.kernel, options.threads});
+      place_queries(inputs.queries, alphabet, branches, {options.scoring, options.kernel, options.device, options.threads});
   const double scoring_seconds = clock.lap();
   const double cells = static_cast<double>(inputs.queries.total_residues()) *
                        static_cast<double>(branches.columns) * static_cast<double>(branches.branches);
   log_info("scored {} queries against {} branches: {:.3g} cells in {:.2f} s ({:.2f} GCUPS)", inputs.queries.size(),
            branches.branches, cells, scoring_seconds, cells / scoring_seconds / 1e9);
 
-  std::vector<kernels::PaparaAlignment> alignments(inputs.queries.size());
-  parallel_for(inputs.queries.size(), options.threads, [&](std::size_t q, unsigned) {
-    const std::size_t b = placements[q].branch;
-    const kernels::BranchView view{branches.branch_states(b), branches.branch_cgap(b), branches.columns};
-    alignments[q] = kernels::papara_align_scalar(inputs.queries.residues(q), view, options.scoring);
+  std::vector<std::size_t> branches_of_queries(inputs.queries.size());
+  for (std::size_t q = 0; q < inputs.queries.size(); ++q) branches_of_queries[q] = placements[q].branch;
+  const kernels::PaparaProblem problem{
+      {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &inputs.queries,
+      &alphabet, options.scoring};
+  const std::vector<kernels::PaparaAlignment> alignments =
+      kernels::papara_align_all(options.kernel, problem, branches_of_queries, options.threads);
+  for (std::size_t q = 0; q < inputs.queries.size(); ++q)
     if (!inputs.queries.residues(q).empty() && alignments[q].score != placements[q].score)
       throw std::logic_error(fmt::format("query '{}': traceback score {} differs from scoring-phase score {}",
                                          inputs.queries.name(q), alignments[q].score, placements[q].score));
-  });
   log_info("aligned {} queries to their best branches ({:.2f} s)", inputs.queries.size(), clock.lap());
 
   AtomicOutput out(alignment_path);

@@ -9,6 +9,7 @@
 #include "kernels/papara_kernel.hpp"
 #include "papara/ancestral.hpp"
 #include "papara/inputs.hpp"
+#include "papara/placement.hpp"
 
 namespace hyalign::papara {
 
@@ -18,6 +19,7 @@ struct PaparaOptions {
   GapModel gap_model = GapModel::probabilistic;
   kernels::PaparaScoring scoring;
   kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
+  DeviceChoice device = DeviceChoice::automatic;
   unsigned threads = 1;
   bool no_reference_gaps = false;  // -r: drop query insertions instead of adding columns
   AlignmentFormat format = AlignmentFormat::phylip;

@@ -112,7 +112,9 @@ TEST(Ancestral, ConstantColumnsAndStateSubsets) {
     // in the probabilistic model.
     if (model == GapModel::probabilistic)
       for (std::size_t b = 0; b < v.branches; ++b)
-        if (in.tree.nodes()[in.tree.branch_node(b)].name == "D") EXPECT_EQ(v.branch_cgap(b)[1], 1);
+        if (in.tree.nodes()[in.tree.branch_node(b)].name == "D") {
+          EXPECT_EQ(v.branch_cgap(b)[1], 1);
+        }
   }
 }
 

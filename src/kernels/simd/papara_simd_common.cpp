@@ -22,8 +22,7 @@ EncodedQueries encode_queries(const PaparaProblem& problem) {
   return out;
 }
 
-bool fits_int16(std::size_t m, std::size_t columns, const PaparaScoring& sc) {
-  constexpr long long kLimit = 32000;
+bool fits_int16(std::size_t m, std::size_t columns, const PaparaScoring& sc, long long limit) {
   const long long steps = static_cast<long long>(m) + static_cast<long long>(columns);
   const long long diagonal_gain = std::max(0, sc.match) + std::max(0, sc.match_cgap);
   const long long gap_gain = std::max({0, sc.gap_open, sc.gap_extend});
@@ -32,7 +31,7 @@ bool fits_int16(std::size_t m, std::size_t columns, const PaparaScoring& sc) {
   const long long step_cost =
       gap_cost + (-static_cast<long long>(std::min(0, sc.match_cgap))) + (-static_cast<long long>(std::min(0, sc.match)));
   const long long lower = -(static_cast<long long>(m) + 2) * step_cost;
-  return upper < kLimit && lower > -kLimit;
+  return upper < limit && lower > -limit;
 }
 
 void BlockMasks::interleave(const PaparaProblem& problem, std::size_t first, std::size_t count, std::size_t lanes) {

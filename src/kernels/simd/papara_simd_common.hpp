@@ -23,10 +23,10 @@ struct EncodedQueries {
 EncodedQueries encode_queries(const PaparaProblem& problem);
 
 // True when no DP value (nor the -inf sentinel arithmetic, done with saturation) of a query of length
-// m against a reference of `columns` columns can leave (-32000, 32000): then 16-bit lanes give exactly
+// m against a reference of `columns` columns can leave (-limit, limit): then 16-bit lanes give exactly
 // the 32-bit scores. Bounds: S(i,j) >= S(i,j-1) + open, so S >= m*min(open,0); each step adds at most
 // the largest positive increment.
-bool fits_int16(std::size_t m, std::size_t columns, const PaparaScoring& scoring);
+bool fits_int16(std::size_t m, std::size_t columns, const PaparaScoring& scoring, long long limit = 32000);
 
 // For one block of up to 32 branches: per column, a lane mask per residue symbol (bit b set when
 // branch b's state set shares a state with the symbol) and the mask of lanes with the gap signal.

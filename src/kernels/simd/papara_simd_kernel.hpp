@@ -10,6 +10,8 @@
 // replaces all bit tests in the inner loop. Memory use depends on the query length only, so long
 // references run at the same speed as short ones.
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -18,16 +20,21 @@
 
 namespace hyalign::kernels::simd {
 
+// Vector-aligned scratch that grows on demand and is reused across calls.
 template <typename T>
 struct AlignedBuffer {
   using V = typename T::V;
-  std::unique_ptr<V[]> data;
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Free> memory;
   std::size_t size = 0;
+  V* data() const { return static_cast<V*>(memory.get()); }
   void reserve(std::size_t n) {
-    if (n > size) {
-      data.reset(new V[n]);
-      size = n;
-    }
+    if (n <= size) return;
+    memory.reset(std::aligned_alloc(alignof(V), n * sizeof(V)));
+    if (!memory) throw std::bad_alloc();
+    size = n;
   }
 };
 
@@ -44,25 +51,34 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
     profile_.reserve(COLS * k_);
   }
 
-  void score_block(std::size_t first, std::size_t count, ScoreSink& best) override {
+  void score_tile(const WorkTile& tile, ScoreSink& sink) override {
+    // Wider tiles are scored one vector-wide block at a time.
+    for (std::size_t first = tile.first_target; first < tile.first_target + tile.target_count; first += W) {
+      const std::size_t count = std::min(W, tile.first_target + tile.target_count - first);
+      score_block(first, count, tile.first_query, tile.query_count, sink);
+    }
+  }
+
+ private:
+  void score_block(std::size_t first, std::size_t count, std::size_t first_query, std::size_t query_count,
+                   ScoreSink& sink) {
     build_masks(first, count);
     alignas(64) std::int16_t lanes[W];
-    for (std::size_t q = 0; q < queries_.size(); ++q) {
+    for (std::size_t q = first_query; q < first_query + query_count; ++q) {
       const std::size_t m = queries_.length(q);
       if (!queries_.fits_int16[q] || m == 0) {
         // Too long for provably exact 16-bit lanes (or empty): the 32-bit reference kernel.
         for (std::size_t lane = 0; lane < count; ++lane)
-          best.offer(q, papara_score_scalar(problem_.queries->residues(q), problem_.targets.branch(first + lane),
+          sink.offer(q, papara_score_scalar(problem_.queries->residues(q), problem_.targets.branch(first + lane),
                                             problem_.scoring),
                      first + lane);
         continue;
       }
       T::store(lanes, score_query(queries_.query(q), m));
-      for (std::size_t lane = 0; lane < count; ++lane) best.offer(q, lanes[lane], first + lane);
+      for (std::size_t lane = 0; lane < count; ++lane) sink.offer(q, lanes[lane], first + lane);
     }
   }
 
- private:
   void build_masks(std::size_t first, std::size_t count) {
     masks_.interleave(problem_, first, count, W);
     const auto& sets = problem_.alphabet->residue_sets();
@@ -75,8 +91,8 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
     const std::size_t columns = problem_.targets.columns;
     s_line_.reserve(m + 1);
     d_line_.reserve(m + 1);
-    V* s_line = s_line_.data.get();
-    V* d_line = d_line_.data.get();
+    V* s_line = s_line_.data();
+    V* d_line = d_line_.data();
     const V zero = T::set1(0), minus_inf = T::set1(T::kMinusInfinity);
     for (std::size_t j = 0; j <= m; ++j) s_line[j] = zero, d_line[j] = minus_inf;
     V best = minus_inf;
@@ -92,7 +108,7 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
   V pass(const std::uint8_t* query, std::size_t m, std::size_t col, V* s_line, V* d_line) {
     const PaparaScoring& sc = problem_.scoring;
     const std::size_t k = k_;
-    V* profile = profile_.data.get();
+    V* profile = profile_.data();
     V open_d[N], extend_d[N], s_up[N], ins[N];
     const V open = T::set1(sc.gap_open), extend = T::set1(sc.gap_extend);
     const V zero = T::set1(0), minus_inf = T::set1(T::kMinusInfinity);
