@@ -11,5 +11,6 @@ using Action = std::function<void()>;
 
 // `command_line` is the whole invocation, for logs.
 void add_papara_command(CLI::App& app, Action& action, const std::string& command_line);
+void add_search_command(CLI::App& app, Action& action);
 
 }  // namespace hyalign::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   hyalign::cli::Action action;
   hyalign::cli::add_papara_command(app, action, command_line);
+  hyalign::cli::add_search_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -212,6 +212,7 @@ struct SequenceReader::Impl {
   SequenceFormat format = SequenceFormat::fasta;
   bool has_pending = false;  // a header line has been read but not yet returned
   std::string pending_name;
+  std::size_t pending_id_length = 0;
   std::size_t pending_line = 0;
 
   const std::string& name() const { return lines.name(); }
@@ -219,6 +220,7 @@ struct SequenceReader::Impl {
   // t: the header line without leading whitespace (starts with '>' or '@').
   void set_pending(std::string_view t) {
     pending_name = normalize_sequence_name(t.substr(1));
+    pending_id_length = std::min(pending_name.size(), trim(t.substr(1)).find_first_of(" \t\r\n\v\f"));
     pending_line = lines.line_number();
     has_pending = true;
     if (pending_name.empty()) throw InputError(name(), pending_line, "empty sequence name", 1);
@@ -256,6 +258,7 @@ bool SequenceReader::Impl::next_fasta(SequenceRecord& record) {
   if (!has_pending) return false;
   has_pending = false;
   record.name = std::move(pending_name);
+  record.id_length = pending_id_length;
   pending_name.clear();
   record.line = pending_line;
   record.sequence.clear();
@@ -288,6 +291,7 @@ bool SequenceReader::Impl::next_fastq(SequenceRecord& record) {
   }
   has_pending = false;
   record.name = std::move(pending_name);
+  record.id_length = pending_id_length;
   pending_name.clear();
   record.line = pending_line;
   record.sequence.clear();

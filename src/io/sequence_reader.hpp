@@ -37,6 +37,7 @@ std::string normalize_sequence_name(std::string_view header);
 
 struct SequenceRecord {
   std::string name;      // the whole header line after '>'/'@', runs of whitespace replaced by one '_'
+  std::size_t id_length = 0;  // name.substr(0, id_length) is the first word (BLAST's sequence id)
                          // (leading/trailing whitespace and a trailing '\r' removed)
   std::string sequence;  // residues as read (line breaks and whitespace removed, nothing else changed)
   std::string quality;   // FASTQ only

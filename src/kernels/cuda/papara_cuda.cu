@@ -166,6 +166,9 @@ struct PinnedBuffer {
 
 class GpuKernel;
 
+// Scores tiles in slices of queries whose results fit a fixed device buffer, alternating two
+// streams: while the GPU computes one slice, the previous slice's results travel back and are folded
+// into the sink by this thread.
 class GpuScorer final : public PaparaBlockScorer {
  public:
   explicit GpuScorer(const GpuKernel& kernel);
@@ -173,11 +176,20 @@ class GpuScorer final : public PaparaBlockScorer {
   void score_tile(const WorkTile& tile, ScoreSink& sink) override;
 
  private:
+  struct Slot {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    DeviceBuffer<int> query_ids, results;
+    PinnedBuffer<int> host_ids, host_results;
+    std::size_t queries = 0;  // queries of the slice in flight, 0 when idle
+  };
+  void launch(Slot& slot, const std::vector<int>& ids, const std::vector<std::size_t>& bucket_of, std::size_t begin,
+              std::size_t end, std::size_t first_pair, std::size_t pair_count);
+  void finish(Slot& slot, const WorkTile& tile, std::size_t first_pair, ScoreSink& sink);
+
+  static constexpr std::size_t kResultBudgetBytes = std::size_t{256} << 20;  // per slot
   const GpuKernel& kernel_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  DeviceBuffer<int> query_ids_, results_;
-  PinnedBuffer<int> host_ids_, host_results_;
+  Slot slots_[2];
 };
 
 class GpuKernel final : public PaparaKernel {
@@ -238,15 +250,71 @@ class GpuKernel final : public PaparaKernel {
 
 GpuScorer::GpuScorer(const GpuKernel& kernel) : kernel_(kernel) {
   check(cudaSetDevice(kernel.device_), "cudaSetDevice");
-  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-  check(cudaEventCreateWithFlags(&start_, cudaEventBlockingSync), "cudaEventCreate");
-  check(cudaEventCreateWithFlags(&stop_, cudaEventBlockingSync), "cudaEventCreate");
+  for (Slot& slot : slots_) {
+    check(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaEventCreateWithFlags(&slot.start, cudaEventBlockingSync), "cudaEventCreate");
+    check(cudaEventCreateWithFlags(&slot.stop, cudaEventBlockingSync), "cudaEventCreate");
+  }
 }
 
 GpuScorer::~GpuScorer() {
-  cudaEventDestroy(start_);
-  cudaEventDestroy(stop_);
-  cudaStreamDestroy(stream_);
+  for (Slot& slot : slots_) {
+    cudaEventDestroy(slot.start);
+    cudaEventDestroy(slot.stop);
+    cudaStreamDestroy(slot.stream);
+  }
+}
+
+void GpuScorer::launch(Slot& slot, const std::vector<int>& ids, const std::vector<std::size_t>& bucket_of,
+                       std::size_t begin, std::size_t end, std::size_t first_pair, std::size_t pair_count) {
+  const PaparaProblem& problem = kernel_.problem_;
+  const std::size_t n = end - begin, stride = 2 * pair_count;
+  slot.host_ids.reserve(n);
+  slot.query_ids.reserve(n);
+  slot.results.reserve(n * stride);
+  slot.host_results.reserve(n * stride);
+  std::copy(ids.begin() + static_cast<std::ptrdiff_t>(begin), ids.begin() + static_cast<std::ptrdiff_t>(end),
+            slot.host_ids.ptr);
+  check(cudaMemcpyAsync(slot.query_ids.ptr, slot.host_ids.ptr, n * sizeof(int), cudaMemcpyHostToDevice, slot.stream),
+        "ids");
+  check(cudaEventRecord(slot.start, slot.stream), "event");
+  // One launch per run of queries with the same rows per lane.
+  for (std::size_t a = begin; a < end;) {
+    std::size_t b = a;
+    while (b < end && bucket_of[b] == bucket_of[a]) ++b;
+    const std::size_t warps = (b - a) * pair_count;
+    const unsigned blocks = static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    kKernels[bucket_of[a]]<<<blocks, 32 * kWarpsPerBlock, 0, slot.stream>>>(
+        kernel_.columns_.ptr, static_cast<int>(problem.targets.columns), static_cast<int>(first_pair),
+        static_cast<int>(pair_count), kernel_.symbols_.ptr, kernel_.offsets_.ptr, slot.query_ids.ptr + (a - begin),
+        static_cast<int>(b - a), kernel_.scoring_, slot.results.ptr + (a - begin) * stride, static_cast<int>(stride));
+    check(cudaGetLastError(), "kernel launch");
+    a = b;
+  }
+  check(cudaEventRecord(slot.stop, slot.stream), "event");
+  check(cudaMemcpyAsync(slot.host_results.ptr, slot.results.ptr, n * stride * sizeof(int), cudaMemcpyDeviceToHost,
+                        slot.stream),
+        "results");
+  slot.queries = n;
+}
+
+void GpuScorer::finish(Slot& slot, const WorkTile& tile, std::size_t first_pair, ScoreSink& sink) {
+  if (slot.queries == 0) return;
+  check(cudaStreamSynchronize(slot.stream), "cudaStreamSynchronize");  // blocking sync: the thread sleeps
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, slot.start, slot.stop), "cudaEventElapsedTime");
+  {
+    std::lock_guard lock(kernel_.stats_mutex_);
+    kernel_.kernel_seconds_ += ms / 1000.0;
+  }
+  const std::size_t end_target = tile.first_target + tile.target_count;
+  const std::size_t stride = 2 * ((end_target + 1) / 2 - first_pair);
+  for (std::size_t k = 0; k < slot.queries; ++k) {
+    const int* row = slot.host_results.ptr + k * stride;
+    const std::size_t q = static_cast<std::size_t>(slot.host_ids.ptr[k]);
+    for (std::size_t b = tile.first_target; b < end_target; ++b) sink.offer(q, row[b - 2 * first_pair], b);
+  }
+  slot.queries = 0;
 }
 
 void GpuScorer::score_tile(const WorkTile& tile, ScoreSink& sink) {
@@ -254,7 +322,6 @@ void GpuScorer::score_tile(const WorkTile& tile, ScoreSink& sink) {
   const std::size_t first_pair = tile.first_target / 2;
   const std::size_t end_target = tile.first_target + tile.target_count;
   const std::size_t pair_count = (end_target + 1) / 2 - first_pair;
-  const int stride = static_cast<int>(2 * pair_count);
 
   // Queries grouped by rows per lane; empty and over-long queries are scored here on the CPU.
   std::vector<std::vector<int>> buckets(kKernels.size());
@@ -268,50 +335,23 @@ void GpuScorer::score_tile(const WorkTile& tile, ScoreSink& sink) {
     }
     buckets[(rows + kRowStep - 1) / kRowStep - 1].push_back(static_cast<int>(q));
   }
-  std::size_t total = 0;
-  for (const auto& b : buckets) total += b.size();
-  if (total == 0) return;
-  host_ids_.reserve(total);
-  query_ids_.reserve(total);
-  results_.reserve(total * pair_count * 2);
-  host_results_.reserve(total * pair_count * 2);
-
-  check(cudaSetDevice(kernel_.device_), "cudaSetDevice");
-  std::size_t placed = 0;
-  for (const auto& b : buckets) {
-    std::copy(b.begin(), b.end(), host_ids_.ptr + placed);
-    placed += b.size();
-  }
-  check(cudaMemcpyAsync(query_ids_.ptr, host_ids_.ptr, total * sizeof(int), cudaMemcpyHostToDevice, stream_), "ids");
-  check(cudaEventRecord(start_, stream_), "event");
-  placed = 0;
+  std::vector<int> ids;
+  std::vector<std::size_t> bucket_of;
   for (std::size_t k = 0; k < buckets.size(); ++k) {
-    if (buckets[k].empty()) continue;
-    const std::size_t warps = buckets[k].size() * pair_count;
-    const unsigned blocks = static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
-    kKernels[k]<<<blocks, 32 * kWarpsPerBlock, 0, stream_>>>(
-        kernel_.columns_.ptr, static_cast<int>(problem.targets.columns), static_cast<int>(first_pair),
-        static_cast<int>(pair_count), kernel_.symbols_.ptr, kernel_.offsets_.ptr, query_ids_.ptr + placed,
-        static_cast<int>(buckets[k].size()), kernel_.scoring_, results_.ptr + placed * stride, stride);
-    check(cudaGetLastError(), "kernel launch");
-    placed += buckets[k].size();
+    ids.insert(ids.end(), buckets[k].begin(), buckets[k].end());
+    bucket_of.insert(bucket_of.end(), buckets[k].size(), k);
   }
-  check(cudaEventRecord(stop_, stream_), "event");
-  check(cudaMemcpyAsync(host_results_.ptr, results_.ptr, total * pair_count * 2 * sizeof(int), cudaMemcpyDeviceToHost,
-                        stream_),
-        "results");
-  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");  // blocking sync: the thread sleeps
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-  {
-    std::lock_guard lock(kernel_.stats_mutex_);
-    kernel_.kernel_seconds_ += ms / 1000.0;
+  check(cudaSetDevice(kernel_.device_), "cudaSetDevice");
+  const std::size_t slice = std::max<std::size_t>(1, kResultBudgetBytes / (2 * pair_count * sizeof(int)));
+  std::size_t next_slot = 0;
+  for (std::size_t begin = 0; begin < ids.size(); begin += slice) {
+    Slot& slot = slots_[next_slot];
+    finish(slot, tile, first_pair, sink);  // the slice launched two steps ago
+    launch(slot, ids, bucket_of, begin, std::min(ids.size(), begin + slice), first_pair, pair_count);
+    next_slot ^= 1;
   }
-  for (std::size_t slot = 0; slot < total; ++slot) {
-    const int* row = host_results_.ptr + slot * stride;
-    const std::size_t q = static_cast<std::size_t>(host_ids_.ptr[slot]);
-    for (std::size_t b = tile.first_target; b < end_target; ++b) sink.offer(q, row[b - 2 * first_pair], b);
-  }
+  finish(slots_[next_slot], tile, first_pair, sink);
+  finish(slots_[next_slot ^ 1], tile, first_pair, sink);
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ PaparaAlignment papara_align_scalar(std::span<const StateSet> query, BranchView 
   if (m == 0 || n == 0) return result;
 
   // Per cell: which term S took and whether D and I extended.
-  enum : std::uint8_t { kFromM = 0, kFromD = 1, kFromI = 2, kDExtend = 4, kIExtend = 8 };
+  enum : std::uint8_t { kFromD = 1, kFromI = 2, kDExtend = 4, kIExtend = 8 };  // 0 in the low bits: from M
   // Reused between calls of a thread: the matrix is the only large allocation.
   thread_local std::vector<std::uint8_t> trace;
   trace.resize((n + 1) * (m + 1));
@@ -90,40 +90,15 @@ PaparaAlignment papara_align_scalar(std::span<const StateSet> query, BranchView 
     last_row[i] = up;
   }
   const std::vector<int>& last_column = s_line;  // S(n, j) after the last column
-  int best = kMinusInfinity;
-  std::size_t best_i = 0, best_j = 0;
-  // End cell: rows top to bottom, columns left to right, only the last column or the last row;
-  // the first strict maximum wins.
-  for (std::size_t j = 1; j < m; ++j)
-    if (last_column[j] > best) best = last_column[j], best_i = n, best_j = j;
-  for (std::size_t i = 1; i <= n; ++i)
-    if (last_row[i] > best) best = last_row[i], best_i = i, best_j = m;
-  result.score = best;
-
-  for (std::size_t j = best_j + 1; j <= m; ++j) result.residue_place[j - 1] = PaparaAlignment::slot_code(n);
-  std::size_t i = best_i, j = best_j;
-  enum class State { s, d, ins } state = State::s;
-  while (i > 0 && j > 0) {
-    const std::uint8_t bits = trace[at(i, j)];
-    if (state == State::s) {
-      const std::uint8_t from = bits & 3;
-      if (from == kFromM) {
-        result.residue_place[j - 1] = static_cast<std::int32_t>(i - 1);
-        --i, --j;
-        continue;
-      }
-      state = from == kFromD ? State::d : State::ins;
-    }
-    if (state == State::d) {
-      state = (bits & kDExtend) ? State::d : State::s;
-      --i;
-    } else {
-      result.residue_place[j - 1] = PaparaAlignment::slot_code(i);
-      state = (bits & kIExtend) ? State::ins : State::s;
-      --j;
-    }
-  }
-  // Residues left at the top are insertions before the first column (slot 0), already the default.
+  papara_walk_back(
+      m, n, [&](std::size_t j) { return last_column[j]; }, [&](std::size_t i) { return last_row[i]; },
+      [&](std::size_t i, std::size_t j) {
+        const std::uint8_t bits = trace[at(i, j)];
+        using From = PaparaTraceCell::From;
+        return PaparaTraceCell{(bits & 3) == kFromD ? From::d : (bits & 3) == kFromI ? From::ins : From::m,
+                               (bits & kDExtend) != 0, (bits & kIExtend) != 0};
+      },
+      result);
   return result;
 }
 

@@ -38,6 +38,52 @@ struct PaparaAlignment {
   static constexpr std::size_t slot_of(std::int32_t code) { return static_cast<std::size_t>(-code - 1); }
 };
 
+// One cell of a traceback matrix: which term S took, and whether D and I extended there.
+struct PaparaTraceCell {
+  enum class From : unsigned char { m, d, ins } from;
+  bool d_extends, i_extends;
+};
+
+// The end-cell choice and the walk back of §7, shared by every traceback kernel: `last_column(j)`
+// is S(n, j), `last_row(i)` is S(i, m), `cell(i, j)` the traceback cell (all 1-based). The end cell
+// is the first strict maximum scanning the last column top-down, then the last row left to right.
+template <typename LastColumn, typename LastRow, typename Cell>
+void papara_walk_back(std::size_t m, std::size_t n, LastColumn last_column, LastRow last_row, Cell cell,
+                      PaparaAlignment& result) {
+  result.residue_place.assign(m, PaparaAlignment::slot_code(0));
+  int best = -2147483647 - 1;
+  std::size_t best_i = 0, best_j = 0;
+  for (std::size_t j = 1; j < m; ++j)
+    if (const int v = last_column(j); v > best) best = v, best_i = n, best_j = j;
+  for (std::size_t i = 1; i <= n; ++i)
+    if (const int v = last_row(i); v > best) best = v, best_i = i, best_j = m;
+  result.score = best;
+  // Residues below the end cell follow the last column; those left at the top precede the first.
+  for (std::size_t j = best_j + 1; j <= m; ++j) result.residue_place[j - 1] = PaparaAlignment::slot_code(n);
+  using From = PaparaTraceCell::From;
+  std::size_t i = best_i, j = best_j;
+  From state = From::m;  // m: at S, choosing the term
+  while (i > 0 && j > 0) {
+    const PaparaTraceCell c = cell(i, j);
+    if (state == From::m) {
+      if (c.from == From::m) {
+        result.residue_place[j - 1] = static_cast<std::int32_t>(i - 1);
+        --i, --j;
+        continue;
+      }
+      state = c.from;
+    }
+    if (state == From::d) {
+      state = c.d_extends ? From::d : From::m;
+      --i;
+    } else {
+      result.residue_place[j - 1] = PaparaAlignment::slot_code(i);
+      state = c.i_extends ? From::ins : From::m;
+      --j;
+    }
+  }
+}
+
 // Full matrix with the reference tool's tie rules (§7).
 PaparaAlignment papara_align_scalar(std::span<const StateSet> query, BranchView branch, const PaparaScoring& scoring);
 

@@ -237,40 +237,19 @@ class SimdPaparaAligner final : public PaparaBatchAligner {
     }
   }
 
-  // The scalar code's end-cell scan and walk back, for one lane.
+  // The shared end-cell scan and walk back (papara_walk_back), for one lane.
   void walk(std::size_t lane, std::size_t m, std::size_t n, std::size_t m_max, PaparaAlignment& result) const {
-    result.residue_place.assign(m, PaparaAlignment::slot_code(0));
-    int best = std::numeric_limits<int>::min();
-    std::size_t best_i = 0, best_j = 0;
-    for (std::size_t j = 1; j < m; ++j)
-      if (const int v = last_col16_[j * W + lane]; v > best) best = v, best_i = n, best_j = j;
-    for (std::size_t i = 1; i <= n; ++i)
-      if (const int v = last_row16_[(i - 1) * W + lane]; v > best) best = v, best_i = i, best_j = m;
-    result.score = best;
-
-    for (std::size_t j = best_j + 1; j <= m; ++j) result.residue_place[j - 1] = PaparaAlignment::slot_code(n);
     const std::uint32_t* trace = trace_.template get<std::uint32_t>();
-    std::size_t i = best_i, j = best_j;
-    enum class State { s, d, ins } state = State::s;
-    while (i > 0 && j > 0) {
-      const unsigned bits = T::trace_bits(trace + ((i - 1) * m_max + (j - 1)) * WORDS, lane);
-      if (state == State::s) {
-        if (!(bits & kNotM)) {
-          result.residue_place[j - 1] = static_cast<std::int32_t>(i - 1);
-          --i, --j;
-          continue;
-        }
-        state = (bits & kIWins) ? State::ins : State::d;
-      }
-      if (state == State::d) {
-        state = (bits & kDExtend) ? State::d : State::s;
-        --i;
-      } else {
-        result.residue_place[j - 1] = PaparaAlignment::slot_code(i);
-        state = (bits & kIExtend) ? State::ins : State::s;
-        --j;
-      }
-    }
+    papara_walk_back(
+        m, n, [&](std::size_t j) { return int{last_col16_[j * W + lane]}; },
+        [&](std::size_t i) { return int{last_row16_[(i - 1) * W + lane]}; },
+        [&](std::size_t i, std::size_t j) {
+          const unsigned bits = T::trace_bits(trace + ((i - 1) * m_max + (j - 1)) * WORDS, lane);
+          using From = PaparaTraceCell::From;
+          return PaparaTraceCell{!(bits & kNotM) ? From::m : (bits & kIWins) ? From::ins : From::d,
+                                 (bits & kDExtend) != 0, (bits & kIExtend) != 0};
+        },
+        result);
   }
 
   const PaparaProblem& problem_;

@@ -1,0 +1,77 @@
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "search/search.hpp"
+#include "search/sequences.hpp"
+
+namespace hyalign::cli {
+
+void add_search_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand(
+      "search",
+      "Smith-Waterman database search (local alignment, affine gaps; a gap of length k costs open + k*extend, "
+      "as in BLAST)");
+  auto options = std::make_shared<search::SearchOptions>();
+  auto type = std::make_shared<std::string>("auto");
+  auto kernel = std::make_shared<std::string>("auto");
+  auto threads = std::make_shared<unsigned>(0);
+  auto chunk_mb = std::make_shared<std::size_t>(256);
+
+  cmd->add_option("-q,--queries", options->queries, "Query sequences (FASTA/FASTQ, may be gzipped)");
+  cmd->add_option("-d,--db", options->database, "Database: FASTA (may be gzipped) or a file made by 'search makedb'");
+  cmd->add_option("--type", *type, "Sequence type: auto (DNA when the queries are ACGTUN), protein, dna")
+      ->check(CLI::IsMember({"auto", "protein", "dna"}))
+      ->capture_default_str();
+  cmd->add_option("-m,--matrix", options->matrix,
+                  "Protein matrix: BLOSUM45, BLOSUM50, BLOSUM62, BLOSUM80, PAM30, PAM70, PAM250, or an NCBI matrix file")
+      ->capture_default_str();
+  cmd->add_option("--gap-open", options->gap_open, "Gap open cost (default 11 protein, 5 DNA)");
+  cmd->add_option("--gap-extend", options->gap_extend, "Gap extension cost per residue (default 1 protein, 2 DNA)");
+  cmd->add_option("--match", options->match, "DNA match score")->capture_default_str();
+  cmd->add_option("--mismatch", options->mismatch, "DNA mismatch score")->capture_default_str();
+  cmd->add_option("-k,--top", options->top, "Hits reported per query")->capture_default_str();
+  cmd->add_option("--outfmt", options->outfmt,
+                  "BLAST tabular: '6' (qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue "
+                  "bitscore) or '6 col ...'")
+      ->capture_default_str();
+  cmd->add_option("-o,--out", options->out, "Output file ('-' = stdout)")->capture_default_str();
+  cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--kernel", *kernel, "CPU kernel: auto, scalar, avx2, avx512")
+      ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}))
+      ->capture_default_str();
+  cmd->add_option("--chunk-mb", *chunk_mb, "Database residues held in memory at once, in millions")->capture_default_str();
+
+  auto* makedb = cmd->add_subcommand("makedb", "Preprocess a database: length-sorted chunks, read back in streaming");
+  auto input = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
+  makedb->add_option("-i,--in", *input, "Input sequences (FASTA/FASTQ, may be gzipped)")->required();
+  makedb->add_option("-o,--out", *output, "Database file to write")->required();
+  makedb->add_option("--chunk-mb", *chunk_mb, "Residues per chunk, in millions")->capture_default_str();
+  makedb->callback([=, &action] {
+    action = [=] {
+      const auto r = search::write_database(*input, *output, *chunk_mb * 1000000);
+      log_info("wrote {}: {} sequences, {} residues, {} chunk{}", *output, r.sequences, r.residues, r.chunks,
+               r.chunks == 1 ? "" : "s");
+    };
+  });
+
+  cmd->callback([=, &action] {
+    if (makedb->parsed()) return;  // its own callback sets the action
+    if (options->queries.empty() || options->database.empty())
+      throw CLI::RequiredError("search needs -q/--queries and -d/--db (or the makedb subcommand)");
+    options->type = *type == "dna" ? search::SequenceType::dna
+                    : *type == "protein" ? search::SequenceType::protein
+                                         : search::SequenceType::automatic;
+    options->kernel = kernels::parse_kernel_choice(*kernel);
+    options->threads = *threads ? *threads : std::max(1u, std::thread::hardware_concurrency());
+    options->chunk_residues = std::max<std::size_t>(1, *chunk_mb) * 1000000;
+    action = [options] { search::run_search(*options); };
+  });
+}
+
+}  // namespace hyalign::cli

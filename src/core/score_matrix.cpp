@@ -1,0 +1,265 @@
+#include "core/score_matrix.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace hyalign {
+
+namespace detail {
+// Defined in score_matrix_data.cpp: 24 x 24 scores in kProteinLetters order, or nullptr.
+const std::int8_t* builtin_matrix_scores(std::string_view name);
+}  // namespace detail
+
+namespace {
+
+constexpr std::string_view kProteinLetters = "ARNDCQEGHILKMFPSTWYVBZX*";
+constexpr std::string_view kBuiltinNames[] = {"BLOSUM45", "BLOSUM50", "BLOSUM62", "BLOSUM80",
+                                              "PAM30",    "PAM70",    "PAM250"};
+// IUPAC ambiguity codes: known DNA letters that score like N.
+constexpr std::string_view kIupacAmbiguous = "RYKMSWBDHV";
+
+char upper(char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = upper(c);
+  return out;
+}
+
+// Printable, for error messages.
+std::string show(char c) {
+  if (std::isprint(static_cast<unsigned char>(c))) return fmt::format("'{}'", c);
+  return fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
+}
+
+struct Token {
+  std::string_view text;
+  std::size_t column;  // 1-based
+};
+
+std::vector<Token> split_whitespace(std::string_view line) {
+  std::vector<Token> tokens;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i >= line.size()) break;
+    std::size_t start = i;
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    tokens.push_back({line.substr(start, i - start), start + 1});
+  }
+  return tokens;
+}
+
+}  // namespace
+
+// Access to ScoreMatrix's private state for the factory functions below.
+class ScoreMatrixBuilder {
+ public:
+  // Makes `letter` (either case) encode as `code` and count as known.
+  static void alias(ScoreMatrix& m, char letter, std::uint8_t code) {
+    for (char c : {upper(letter), static_cast<char>(std::tolower(static_cast<unsigned char>(letter)))}) {
+      m.encode_[static_cast<unsigned char>(c)] = code;
+      m.known_[static_cast<unsigned char>(c)] = true;
+    }
+  }
+};
+
+void ScoreMatrix::finish() {
+  const int n = size();
+  // Every byte starts out unknown; the alphabet's letters (both cases) map to their codes.
+  encode_.fill(unknown_);
+  known_.fill(false);
+  for (int i = 0; i < n; ++i) {
+    const char c = letters_[i];
+    for (char v : {c, static_cast<char>(std::tolower(static_cast<unsigned char>(c)))}) {
+      encode_[static_cast<unsigned char>(v)] = static_cast<std::uint8_t>(i);
+      known_[static_cast<unsigned char>(v)] = true;
+    }
+  }
+  int lo = std::numeric_limits<int>::max(), hi = std::numeric_limits<int>::min();
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      lo = std::min(lo, score(a, b));
+      hi = std::max(hi, score(a, b));
+    }
+  }
+  if (n == 0) lo = hi = 0;
+  min_ = lo;
+  max_ = hi;
+  // Padding: codes >= size() score min_score() in every row and column.
+  for (int a = 0; a < kMaxCodes; ++a) {
+    for (int b = 0; b < kMaxCodes; ++b) {
+      if (a >= n || b >= n) table_[a * kMaxCodes + b] = static_cast<std::int8_t>(min_);
+    }
+  }
+}
+
+ScoreMatrix ScoreMatrix::builtin(std::string_view name) {
+  const std::string canonical = upper(name);
+  const std::int8_t* scores = detail::builtin_matrix_scores(canonical);
+  if (scores == nullptr) {
+    std::string known;
+    for (auto n : kBuiltinNames) known += (known.empty() ? "" : ", ") + std::string(n);
+    throw UsageError(fmt::format("unknown substitution matrix '{}' (built-in: {})", name, known));
+  }
+  ScoreMatrix m;
+  m.name_ = canonical;
+  m.dna_ = false;
+  m.letters_ = std::string(kProteinLetters);
+  m.unknown_ = static_cast<std::uint8_t>(kProteinLetters.find('X'));
+  const int n = static_cast<int>(kProteinLetters.size());
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) m.table_[a * kMaxCodes + b] = scores[a * n + b];
+  m.finish();
+  return m;
+}
+
+ScoreMatrix ScoreMatrix::dna(int match, int mismatch) {
+  if (match <= 0 || match > 127)
+    throw UsageError(fmt::format("DNA match score must be between 1 and 127, got {}", match));
+  if (mismatch >= 0 || mismatch < -128)
+    throw UsageError(fmt::format("DNA mismatch score must be between -128 and -1, got {}", mismatch));
+  ScoreMatrix m;
+  m.name_ = fmt::format("DNA{:+d}/{:+d}", match, mismatch);
+  m.dna_ = true;
+  m.letters_ = "ACGTN";
+  m.unknown_ = 4;  // N
+  for (int a = 0; a < 5; ++a)
+    for (int b = 0; b < 5; ++b)
+      m.table_[a * kMaxCodes + b] = static_cast<std::int8_t>(a == b && a < 4 ? match : mismatch);
+  m.finish();
+  ScoreMatrixBuilder::alias(m, 'U', 3);  // RNA: U reads as T
+  for (char c : kIupacAmbiguous) ScoreMatrixBuilder::alias(m, c, m.unknown_);
+  return m;
+}
+
+ScoreMatrix ScoreMatrix::from_ncbi_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, fmt::format("cannot open matrix file: {}", std::strerror(errno)));
+
+  std::string header_letters;          // upper case, header order
+  std::vector<std::vector<int>> rows;  // by header index
+  std::vector<bool> have_row;
+  std::size_t line_no = 0, last_line = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto tokens = split_whitespace(line);
+    if (tokens.empty() || tokens[0].text[0] == '#') continue;
+    last_line = line_no;
+
+    if (header_letters.empty()) {  // header row: one letter per column
+      for (const Token& t : tokens) {
+        if (t.text.size() != 1)
+          throw InputError(path, line_no,
+                           fmt::format("header row must list single letters, found '{}'", t.text), t.column);
+        const char c = upper(t.text[0]);
+        if (header_letters.find(c) != std::string::npos)
+          throw InputError(path, line_no, fmt::format("duplicate letter {} in header row", show(c)), t.column);
+        header_letters += c;
+      }
+      if (header_letters.size() > static_cast<std::size_t>(kMaxCodes))
+        throw InputError(path, line_no,
+                         fmt::format("matrix has {} letters, at most {} are supported", header_letters.size(),
+                                     kMaxCodes));
+      rows.assign(header_letters.size(), {});
+      have_row.assign(header_letters.size(), false);
+      continue;
+    }
+
+    // Score row: a letter, then one integer per header letter.
+    const Token& head = tokens[0];
+    if (head.text.size() != 1)
+      throw InputError(path, line_no, fmt::format("row must start with a single letter, found '{}'", head.text),
+                       head.column);
+    const char c = upper(head.text[0]);
+    const auto index = header_letters.find(c);
+    if (index == std::string::npos)
+      throw InputError(path, line_no, fmt::format("row letter {} is not in the header row", show(c)),
+                       head.column);
+    if (have_row[index])
+      throw InputError(path, line_no, fmt::format("duplicate row for letter {}", show(c)), head.column);
+    if (tokens.size() - 1 != header_letters.size())
+      throw InputError(path, line_no,
+                       fmt::format("row {} has {} scores, expected {} (matrix must be square)", show(c),
+                                   tokens.size() - 1, header_letters.size()));
+    std::vector<int> values;
+    values.reserve(header_letters.size());
+    for (std::size_t i = 1; i < tokens.size(); ++i) {
+      const Token& t = tokens[i];
+      std::string_view text = t.text;
+      if (!text.empty() && text[0] == '+') text.remove_prefix(1);
+      long value = 0;
+      const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec == std::errc::result_out_of_range || (ec == std::errc() && ptr == text.data() + text.size() &&
+                                                   (value < -128 || value > 127)))
+        throw InputError(path, line_no, fmt::format("score '{}' is out of range (-128..127)", t.text), t.column);
+      if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
+        throw InputError(path, line_no, fmt::format("score '{}' is not an integer", t.text), t.column);
+      values.push_back(static_cast<int>(value));
+    }
+    rows[index] = std::move(values);
+    have_row[index] = true;
+  }
+  if (in.bad()) throw InputError(path, "read error");
+  if (header_letters.empty()) throw InputError(path, "no header row of letters (empty matrix file?)");
+  std::string missing;
+  for (std::size_t i = 0; i < header_letters.size(); ++i)
+    if (!have_row[i]) missing += header_letters[i];
+  if (!missing.empty())
+    throw InputError(path, last_line,
+                     fmt::format("matrix is not square: no rows for letter(s) '{}' of the header", missing));
+
+  ScoreMatrix m;
+  m.name_ = std::filesystem::path(path).filename().string();
+  m.letters_ = header_letters;
+  const int n = static_cast<int>(header_letters.size());
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) m.table_[a * kMaxCodes + b] = static_cast<std::int8_t>(rows[a][b]);
+
+  // Nucleotide matrix: has A, C, G, T and nothing outside the IUPAC nucleotide codes.
+  bool dna = true;
+  for (char c : std::string_view("ACGT")) dna = dna && header_letters.find(c) != std::string::npos;
+  for (char c : header_letters) dna = dna && std::string_view("ACGTUNRYKMSWBDHVX").find(c) != std::string_view::npos;
+  m.dna_ = dna;
+
+  // The unknown code: N for nucleotides, else X; without that letter, an extra one is appended that
+  // scores the matrix minimum against everything.
+  const char preferred = dna ? 'N' : 'X';
+  auto found = header_letters.find(preferred);
+  if (found == std::string::npos) {
+    if (n >= kMaxCodes)
+      throw InputError(path, fmt::format("matrix has {} letters and no '{}' for unknown residues; at most {} "
+                                         "letters are supported without one",
+                                         n, preferred, kMaxCodes - 1));
+    int lo = m.table_[0];
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) lo = std::min<int>(lo, m.table_[a * kMaxCodes + b]);
+    m.letters_ += preferred;
+    for (int i = 0; i <= n; ++i) {
+      m.table_[n * kMaxCodes + i] = static_cast<std::int8_t>(lo);
+      m.table_[i * kMaxCodes + n] = static_cast<std::int8_t>(lo);
+    }
+    found = static_cast<std::size_t>(n);
+  }
+  m.unknown_ = static_cast<std::uint8_t>(found);
+  m.finish();
+  if (dna && header_letters.find('U') == std::string::npos)
+    ScoreMatrixBuilder::alias(m, 'U', m.encode('T'));
+  return m;
+}
+
+}  // namespace hyalign

@@ -1,0 +1,97 @@
+#include "io/blast_tabular.hpp"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace hyalign {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, int>, 17> kColumnNames{{
+    {"qseqid", 0}, {"sseqid", 1}, {"pident", 2}, {"length", 3}, {"mismatch", 4}, {"gapopen", 5}, {"qstart", 6},
+    {"qend", 7}, {"sstart", 8}, {"send", 9}, {"evalue", 10}, {"bitscore", 11}, {"score", 12}, {"qlen", 13},
+    {"slen", 14}, {"nident", 15}, {"gaps", 16}}};
+
+// BLAST+'s tabular formatting of E-values and bit scores.
+std::string format_evalue(double e) {
+  if (e < 1.0e-180) return "0.0";
+  if (e < 1.0e-99) return fmt::format("{:.0e}", e);
+  if (e < 0.0009) return fmt::format("{:.0e}", e);
+  if (e < 0.1) return fmt::format("{:.3f}", e);
+  if (e < 1.0) return fmt::format("{:.2f}", e);
+  if (e < 10.0) return fmt::format("{:.1f}", e);
+  return fmt::format("{:.0f}", e);
+}
+std::string format_bitscore(double b) {
+  if (b > 99999) return fmt::format("{:.3e}", b);
+  if (b > 99.9) return fmt::format("{:.0f}", b);
+  return fmt::format("{:.1f}", b);
+}
+
+}  // namespace
+
+TabularFormat TabularFormat::parse(std::string_view outfmt) {
+  TabularFormat f;
+  std::vector<std::string_view> words;
+  std::size_t pos = 0;
+  while (pos < outfmt.size()) {
+    const std::size_t start = outfmt.find_first_not_of(' ', pos);
+    if (start == std::string_view::npos) break;
+    const std::size_t end = std::min(outfmt.find(' ', start), outfmt.size());
+    words.push_back(outfmt.substr(start, end - start));
+    pos = end;
+  }
+  if (words.empty() || words[0] != "6")
+    throw UsageError(fmt::format("--outfmt '{}': only BLAST tabular format 6 is supported", outfmt));
+  if (words.size() == 1) words = {"6", "qseqid", "sseqid", "pident", "length", "mismatch", "gapopen", "qstart",
+                                  "qend", "sstart", "send", "evalue", "bitscore"};
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    auto it = std::find_if(kColumnNames.begin(), kColumnNames.end(), [&](const auto& c) { return c.first == words[i]; });
+    if (it == kColumnNames.end())
+      throw UsageError(fmt::format("--outfmt: unknown column '{}' (supported: {})", words[i], supported_columns()));
+    f.columns_.push_back(static_cast<Column>(it->second));
+  }
+  return f;
+}
+
+std::string TabularFormat::supported_columns() {
+  std::string s;
+  for (const auto& c : kColumnNames) s += (s.empty() ? "" : " ") + std::string(c.first);
+  return s;
+}
+
+void TabularFormat::write(std::FILE* out, const TabularHit& h) const {
+  std::string line;
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    if (i) line += '\t';
+    switch (columns_[i]) {
+      case Column::qseqid: line += h.qseqid; break;
+      case Column::sseqid: line += h.sseqid; break;
+      case Column::pident:
+        line += fmt::format("{:.3f}", h.length ? 100.0 * static_cast<double>(h.nident) / static_cast<double>(h.length) : 0.0);
+        break;
+      case Column::length: line += fmt::format("{}", h.length); break;
+      case Column::mismatch: line += fmt::format("{}", h.mismatch); break;
+      case Column::gapopen: line += fmt::format("{}", h.gapopen); break;
+      case Column::qstart: line += fmt::format("{}", h.qstart); break;
+      case Column::qend: line += fmt::format("{}", h.qend); break;
+      case Column::sstart: line += fmt::format("{}", h.sstart); break;
+      case Column::send: line += fmt::format("{}", h.send); break;
+      case Column::evalue: line += h.evalue ? format_evalue(*h.evalue) : "NA"; break;
+      case Column::bitscore: line += h.bitscore ? format_bitscore(*h.bitscore) : "NA"; break;
+      case Column::score: line += fmt::format("{}", h.score); break;
+      case Column::qlen: line += fmt::format("{}", h.qlen); break;
+      case Column::slen: line += fmt::format("{}", h.slen); break;
+      case Column::nident: line += fmt::format("{}", h.nident); break;
+      case Column::gaps: line += fmt::format("{}", h.gaps); break;
+    }
+  }
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), out);
+}
+
+}  // namespace hyalign

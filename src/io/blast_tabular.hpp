@@ -1,0 +1,34 @@
+#pragma once
+// BLAST tabular output (-outfmt 6): the default 12 columns or a custom list such as
+// "6 qseqid sseqid score qlen slen". Numbers are formatted as BLAST+ formats them.
+#include <cstddef>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hyalign {
+
+struct TabularHit {
+  std::string_view qseqid, sseqid;
+  std::size_t length = 0, nident = 0, mismatch = 0, gapopen = 0, gaps = 0;
+  std::size_t qstart = 0, qend = 0, sstart = 0, send = 0, qlen = 0, slen = 0;
+  int score = 0;
+  std::optional<double> evalue, bitscore;  // absent when no statistics exist for the scoring
+};
+
+class TabularFormat {
+ public:
+  // "6" or "6 col col ...". Throws UsageError for another format number or an unknown column.
+  static TabularFormat parse(std::string_view outfmt);
+  void write(std::FILE* out, const TabularHit& hit) const;
+  static std::string supported_columns();
+
+ private:
+  enum class Column { qseqid, sseqid, pident, length, mismatch, gapopen, qstart, qend, sstart, send, evalue, bitscore,
+                      score, qlen, slen, nident, gaps };
+  std::vector<Column> columns_;
+};
+
+}  // namespace hyalign

@@ -1,0 +1,75 @@
+#pragma once
+// Smith–Waterman local alignment with affine gaps (Gotoh), BLAST gap convention: a gap of length k
+// costs gap_open + k·gap_extend. Sequences are codes of a ScoreMatrix.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/score_matrix.hpp"
+#include "kernels/papara_kernel.hpp"  // KernelChoice, cpu_supports
+
+namespace hyalign::kernels {
+
+struct SwScoring {
+  const ScoreMatrix* matrix = nullptr;
+  int gap_open = 11;
+  int gap_extend = 1;
+};
+
+// The definition, 32-bit: best local score (0 for empty inputs).
+int sw_score_scalar(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target, const SwScoring& scoring);
+
+// A reported alignment, coordinates 1-based inclusive as in BLAST tabular output.
+struct SwAlignment {
+  int score = 0;
+  std::size_t query_start = 0, query_end = 0;
+  std::size_t target_start = 0, target_end = 0;
+  std::size_t length = 0;      // columns, gaps included
+  std::size_t identities = 0;  // columns with equal codes
+  std::size_t mismatches = 0;  // aligned columns with different codes
+  std::size_t gap_opens = 0;   // number of gaps (runs), BLAST's gapopen
+  std::size_t gap_columns = 0;
+  std::string cigar;           // M/I/D runs (I = residue in the query only)
+};
+
+// Full traceback of the best local alignment; its columns re-score to `score` exactly. Ties: the
+// end cell is the first maximum in target-major order (smallest target end, then smallest query end).
+SwAlignment sw_align_scalar(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target,
+                            const SwScoring& scoring);
+
+// Many targets in one buffer: target t is residues[offsets[t] .. offsets[t+1]).
+struct SwTargets {
+  const std::uint8_t* residues = nullptr;
+  const std::size_t* offsets = nullptr;
+  std::size_t count = 0;
+  std::span<const std::uint8_t> target(std::size_t t) const {
+    return {residues + offsets[t], offsets[t + 1] - offsets[t]};
+  }
+};
+
+// Scores one query against many targets. Exact: every score equals sw_score_scalar's (8-bit lanes
+// first; lanes that saturate are re-run in 16 bits, then 32 bits).
+class SwScorer {
+ public:
+  virtual ~SwScorer() = default;
+  // scores[t - first] = score of query against target t, for t in [first, first + count).
+  virtual void score(std::span<const std::uint8_t> query, const SwTargets& targets, std::size_t first,
+                     std::size_t count, int* scores) = 0;
+};
+
+class SwKernel {
+ public:
+  virtual ~SwKernel() = default;
+  virtual std::string_view name() const = 0;
+  // Targets per vector (the inter-sequence width of the 8-bit pass); callers hand out work in
+  // multiples of it, sorted by length so lanes finish together.
+  virtual std::size_t lanes() const = 0;
+  virtual std::unique_ptr<SwScorer> make_scorer() const = 0;  // one per thread
+};
+
+std::unique_ptr<SwKernel> make_sw_cpu_kernel(KernelChoice choice, const SwScoring& scoring);
+
+}  // namespace hyalign::kernels

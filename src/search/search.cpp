@@ -1,0 +1,209 @@
+#include "search/search.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/parallel.hpp"
+#include "core/score_matrix.hpp"
+#include "io/atomic_output.hpp"
+#include "io/blast_tabular.hpp"
+#include "io/sequence_reader.hpp"
+#include "kernels/sw_kernel.hpp"
+#include "search/sequences.hpp"
+#include "search/statistics.hpp"
+
+namespace hyalign::search {
+namespace {
+
+struct Hit {
+  int score = 0;
+  std::size_t id = 0;           // database order: ties go to the earlier sequence
+  std::size_t chunk_index = 0;  // position in the current (length-sorted) chunk, while it is loaded
+  bool aligned = false;
+  std::string name;
+  std::size_t length = 0;
+  kernels::SwAlignment alignment;
+};
+
+bool better(const Hit& a, const Hit& b) { return a.score != b.score ? a.score > b.score : a.id < b.id; }
+
+SequenceType detect_type(const std::vector<SequenceRecord>& queries) {
+  std::size_t nucleotides = 0, letters = 0;
+  for (const auto& q : queries)
+    for (char c : q.sequence) {
+      if (c == '-' || c == '.' || c == '*') continue;
+      ++letters;
+      switch (c) {
+        case 'A': case 'C': case 'G': case 'T': case 'U': case 'N':
+        case 'a': case 'c': case 'g': case 't': case 'u': case 'n': ++nucleotides; break;
+        default: break;
+      }
+    }
+  return letters > 0 && nucleotides * 10 >= letters * 9 ? SequenceType::dna : SequenceType::protein;
+}
+
+// A copy of the chunk with its sequences in decreasing length, so SIMD lanes hold similar lengths.
+EncodedSequences sorted_by_length(const EncodedSequences& chunk) {
+  std::vector<std::size_t> order(chunk.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return chunk.length(a) > chunk.length(b); });
+  EncodedSequences out;
+  out.residues.reserve(chunk.residues.size());
+  out.names.reserve(chunk.names.size());
+  for (std::size_t i : order) {
+    out.names.append(chunk.name(i));
+    out.name_offsets.push_back(out.names.size());
+    const auto s = chunk.sequence(i);
+    out.residues.insert(out.residues.end(), s.begin(), s.end());
+    out.offsets.push_back(out.residues.size());
+    out.ids.push_back(chunk.ids[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+void run_search(const SearchOptions& o) {
+  if (o.top == 0) throw UsageError("-k/--top must be at least 1");
+  const TabularFormat format = TabularFormat::parse(o.outfmt);
+  const auto start = std::chrono::steady_clock::now();
+
+  std::vector<SequenceRecord> raw_queries;
+  {
+    SequenceReader reader(o.queries);
+    SequenceRecord record;
+    while (reader.next(record)) raw_queries.push_back(record);
+  }
+  if (raw_queries.empty()) throw InputError(o.queries, "no query sequences");
+  const SequenceType type = o.type == SequenceType::automatic ? detect_type(raw_queries) : o.type;
+  const bool dna = type == SequenceType::dna;
+
+  const ScoreMatrix matrix = dna ? ScoreMatrix::dna(o.match, o.mismatch)
+                             : std::filesystem::exists(o.matrix) ? ScoreMatrix::from_ncbi_file(o.matrix)
+                                                                 : ScoreMatrix::builtin(o.matrix);
+  const int gap_open = o.gap_open.value_or(dna ? 5 : 11), gap_extend = o.gap_extend.value_or(dna ? 2 : 1);
+  if (gap_open < 0 || gap_extend < 0) throw UsageError("gap costs must not be negative");
+  const kernels::SwScoring scoring{&matrix, gap_open, gap_extend};
+  const std::optional<KarlinAltschul> ka =
+      dna ? karlin_altschul_dna(o.match, o.mismatch, gap_open, gap_extend)
+          : std::filesystem::exists(o.matrix) ? std::nullopt : karlin_altschul(o.matrix, gap_open, gap_extend);
+  if (!ka)
+    log_info("notice: no Karlin-Altschul parameters for {} with gaps {}/{}: evalue and bitscore are written as NA",
+             matrix.name(), gap_open, gap_extend);
+
+  EncodedSequences queries;
+  std::map<char, std::size_t> unknown_in_queries;
+  for (std::size_t q = 0; q < raw_queries.size(); ++q)
+    queries.add(std::string_view(raw_queries[q].name).substr(0, raw_queries[q].id_length), raw_queries[q].sequence,
+                matrix, q, unknown_in_queries);
+  raw_queries.clear();
+  warn_unknown_letters(unknown_in_queries, matrix, o.queries);
+
+  const auto source = open_sequences(o.database, matrix, o.chunk_residues);
+  const auto kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring);
+  const unsigned threads = std::max(1u, o.threads);
+
+  const std::size_t nq = queries.size();
+  std::vector<std::vector<Hit>> top(nq);
+  std::vector<std::mutex> top_mutex(nq);
+  std::vector<std::unique_ptr<kernels::SwScorer>> scorers(threads);
+  std::vector<std::vector<int>> buffers(threads);
+
+  EncodedSequences chunk;
+  std::size_t db_sequences = 0, db_residues = 0, chunks = 0;
+  double cells = 0, scoring_seconds = 0;
+  while (source->next_chunk(chunk)) {
+    const EncodedSequences sorted = sorted_by_length(chunk);
+    db_sequences += sorted.size();
+    db_residues += sorted.residues.size();
+    ++chunks;
+    const auto chunk_start = std::chrono::steady_clock::now();
+    const std::size_t block = kernel->lanes() * 32;
+    const std::size_t blocks = (sorted.size() + block - 1) / block;
+    const kernels::SwTargets targets = sorted.targets();
+    parallel_for(nq * blocks, threads, [&](std::size_t task, unsigned w) {
+      const std::size_t q = task / blocks, first = (task % blocks) * block;
+      const std::size_t count = std::min(block, sorted.size() - first);
+      if (!scorers[w]) scorers[w] = kernel->make_scorer();
+      std::vector<int>& scores = buffers[w];
+      scores.resize(count);
+      scorers[w]->score(queries.sequence(q), targets, first, count, scores.data());
+      // This block's best k, then merged into the query's list.
+      std::vector<Hit> local;
+      for (std::size_t t = 0; t < count; ++t)
+        if (scores[t] > 0) local.push_back({scores[t], sorted.ids[first + t], first + t, false, {}, 0, {}});
+      if (local.size() > o.top) {
+        std::nth_element(local.begin(), local.begin() + static_cast<std::ptrdiff_t>(o.top), local.end(), better);
+        local.resize(o.top);
+      }
+      std::lock_guard lock(top_mutex[q]);
+      auto& list = top[q];
+      for (Hit& h : local) {
+        if (list.size() == o.top && !better(h, list.back())) continue;
+        h.name = sorted.name(h.chunk_index);
+        h.length = sorted.length(h.chunk_index);
+        list.insert(std::upper_bound(list.begin(), list.end(), h, better), std::move(h));
+        if (list.size() > o.top) list.pop_back();
+      }
+    });
+    // Alignments of this chunk's hits while its sequences are in memory.
+    parallel_for(nq, threads, [&](std::size_t q, unsigned) {
+      for (Hit& h : top[q])
+        if (!h.aligned) {
+          h.alignment = kernels::sw_align_scalar(queries.sequence(q), sorted.sequence(h.chunk_index), scoring);
+          if (h.alignment.score != h.score)
+            throw std::logic_error(fmt::format("query {}: traceback score {} differs from score {}", queries.name(q),
+                                               h.alignment.score, h.score));
+          h.aligned = true;
+        }
+    });
+    scoring_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - chunk_start).count();
+    cells += static_cast<double>(queries.residues.size()) * static_cast<double>(sorted.residues.size());
+  }
+  if (db_sequences == 0) throw InputError(o.database, "no database sequences");
+  warn_unknown_letters(source->unknown_letters(), matrix, o.database);
+
+  AtomicOutput out(o.out);
+  for (std::size_t q = 0; q < nq; ++q)
+    for (const Hit& h : top[q]) {
+      const kernels::SwAlignment& a = h.alignment;
+      TabularHit row;
+      row.qseqid = queries.name(q);
+      row.sseqid = h.name;
+      row.length = a.length;
+      row.nident = a.identities;
+      row.mismatch = a.mismatches;
+      row.gapopen = a.gap_opens;
+      row.gaps = a.gap_columns;
+      row.qstart = a.query_start;
+      row.qend = a.query_end;
+      row.sstart = a.target_start;
+      row.send = a.target_end;
+      row.qlen = queries.length(q);
+      row.slen = h.length;
+      row.score = h.score;
+      if (ka) {
+        // BLAST's even-score DNA tables apply to scores rounded down to even.
+        const int stat_score = ka->round_down ? (h.score & ~1) : h.score;
+        row.bitscore = bit_score(stat_score, *ka);
+        row.evalue = evalue(stat_score, static_cast<double>(queries.length(q)), static_cast<double>(db_residues), *ka);
+      }
+      format.write(out.file(), row);
+    }
+  out.commit();
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}, "
+           "the {} kernel, {} threads: {:.3g} cells in {:.2f} s ({:.2f} GCUPS), {:.2f} s in all",
+           queries.size(), dna ? "DNA" : "protein", queries.residues.size(), db_sequences, db_residues, chunks,
+           chunks == 1 ? "" : "s", matrix.name(), gap_open, gap_extend, kernel->name(), threads, cells, scoring_seconds,
+           cells / std::max(1e-9, scoring_seconds) / 1e9, total);
+}
+
+}  // namespace hyalign::search

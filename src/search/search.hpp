@@ -1,0 +1,30 @@
+#pragma once
+// hyalign search: Smith–Waterman database search, top hits per query with alignments.
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "kernels/papara_kernel.hpp"  // KernelChoice
+
+namespace hyalign::search {
+
+enum class SequenceType { automatic, protein, dna };
+
+struct SearchOptions {
+  std::string queries;
+  std::string database;
+  SequenceType type = SequenceType::automatic;  // automatic: DNA when the queries are all ACGTUN
+  std::string matrix = "BLOSUM62";               // built-in name or an NCBI matrix file (protein)
+  std::optional<int> gap_open, gap_extend;       // defaults: protein 11/1, DNA 5/2 (BLAST convention)
+  int match = 2, mismatch = -3;                  // DNA
+  std::size_t top = 10;
+  std::string outfmt = "6";
+  std::string out = "-";
+  unsigned threads = 1;
+  kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
+  std::size_t chunk_residues = std::size_t{1} << 28;  // database residues held in memory at once
+};
+
+void run_search(const SearchOptions& options);
+
+}  // namespace hyalign::search

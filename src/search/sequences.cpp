@@ -1,0 +1,214 @@
+#include "search/sequences.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "io/atomic_output.hpp"
+
+namespace hyalign::search {
+namespace {
+
+constexpr char kMagic[8] = {'H', 'Y', 'A', 'L', 'D', 'B', '0', '1'};
+
+class FastaSource final : public SequenceSource {
+ public:
+  FastaSource(const std::string& path, const ScoreMatrix& matrix, std::size_t max_residues)
+      : reader_(path), matrix_(matrix), max_residues_(std::max<std::size_t>(1, max_residues)) {}
+  bool next_chunk(EncodedSequences& chunk) override {
+    chunk.clear();
+    if (pending_) {
+      chunk.add(std::string_view(record_.name).substr(0, record_.id_length), record_.sequence, matrix_, next_id_++,
+                unknown_);
+      pending_ = false;
+    }
+    while (reader_.next(record_)) {
+      if (chunk.size() > 0 && chunk.residues.size() + record_.sequence.size() > max_residues_) {
+        pending_ = true;
+        return true;
+      }
+      chunk.add(std::string_view(record_.name).substr(0, record_.id_length), record_.sequence, matrix_, next_id_++,
+                unknown_);
+    }
+    return chunk.size() > 0;
+  }
+  const std::map<char, std::size_t>& unknown_letters() const override { return unknown_; }
+
+ private:
+  SequenceReader reader_;
+  const ScoreMatrix& matrix_;
+  std::size_t max_residues_;
+  SequenceRecord record_;
+  bool pending_ = false;
+  std::size_t next_id_ = 0;
+  std::map<char, std::size_t> unknown_;
+};
+
+// Database file: magic, then chunks (u64 count, u64 residues, u64 name bytes, u64 ids[count],
+// u64 name_offsets[count+1], u64 offsets[count+1], names, upper-case letters), then a u64 0.
+class DatabaseSource final : public SequenceSource {
+ public:
+  DatabaseSource(const std::string& path, const ScoreMatrix& matrix) : path_(path), in_(path, std::ios::binary), matrix_(matrix) {
+    char magic[8];
+    if (!in_.read(magic, 8) || std::memcmp(magic, kMagic, 8) != 0) throw InputError(path, "not a hyalign database");
+    // A complete database ends with a zero sequence count; a cut-off copy is refused before any work.
+    std::uint64_t last = 1;
+    in_.seekg(-8, std::ios::end);
+    if (!in_.read(reinterpret_cast<char*>(&last), 8) || last != 0 || in_.tellg() < 16)
+      throw InputError(path, "truncated database (rebuild it with hyalign search makedb)");
+    in_.seekg(8);
+  }
+  bool next_chunk(EncodedSequences& chunk) override {
+    chunk.clear();
+    if (done_) return false;
+    std::uint64_t header[3];
+    read(header, 8);  // the sequence count; 0 marks the end
+    if (header[0] == 0) {
+      done_ = true;
+      return false;
+    }
+    read(header + 1, 16);
+    const std::size_t count = header[0], residues = header[1], name_bytes = header[2];
+    if (count > (1ull << 40) || residues > (1ull << 44) || name_bytes > (1ull << 44))
+      throw InputError(path_, "corrupt database chunk header");
+    std::vector<std::uint64_t> ids(count), name_offsets(count + 1), offsets(count + 1);
+    read(ids.data(), ids.size() * 8);
+    read(name_offsets.data(), name_offsets.size() * 8);
+    read(offsets.data(), offsets.size() * 8);
+    std::string names(name_bytes, '\0'), letters(residues, '\0');
+    read(names.data(), names.size());
+    read(letters.data(), letters.size());
+    for (std::size_t i = 0; i < count; ++i) {
+      if (name_offsets[i] > name_offsets[i + 1] || name_offsets[i + 1] > name_bytes || offsets[i] > offsets[i + 1] ||
+          offsets[i + 1] > residues)
+        throw InputError(path_, "corrupt database chunk offsets");
+      chunk.add(std::string_view(names).substr(name_offsets[i], name_offsets[i + 1] - name_offsets[i]),
+                std::string_view(letters).substr(offsets[i], offsets[i + 1] - offsets[i]), matrix_, ids[i], unknown_);
+    }
+    return true;
+  }
+  const std::map<char, std::size_t>& unknown_letters() const override { return unknown_; }
+
+ private:
+  void read(void* data, std::size_t bytes) {
+    if (!in_.read(static_cast<char*>(data), static_cast<std::streamsize>(bytes)))
+      throw InputError(path_, "truncated database (rebuild it with hyalign search makedb)");
+  }
+  std::string path_;
+  std::ifstream in_;
+  const ScoreMatrix& matrix_;
+  bool done_ = false;
+  std::map<char, std::size_t> unknown_;
+};
+
+bool is_database(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[8];
+  return in.read(magic, 8) && std::memcmp(magic, kMagic, 8) == 0;
+}
+
+}  // namespace
+
+void EncodedSequences::add(std::string_view name, std::string_view letters, const ScoreMatrix& matrix, std::size_t id,
+                           std::map<char, std::size_t>& unknown) {
+  names.append(name);
+  name_offsets.push_back(names.size());
+  residues.reserve(residues.size() + letters.size());
+  for (char c : letters) {
+    if (c == '-' || c == '.') continue;  // alignment gaps are not residues
+    if (!matrix.is_known(c)) ++unknown[c];
+    residues.push_back(matrix.encode(c));
+  }
+  offsets.push_back(residues.size());
+  ids.push_back(id);
+}
+
+void EncodedSequences::clear() {
+  names.clear();
+  name_offsets.assign(1, 0);
+  residues.clear();
+  offsets.assign(1, 0);
+  ids.clear();
+}
+
+void warn_unknown_letters(const std::map<char, std::size_t>& unknown, const ScoreMatrix& matrix,
+                          std::string_view source) {
+  if (unknown.empty()) return;
+  std::string list;
+  for (auto [c, n] : unknown) {
+    const auto u = static_cast<unsigned char>(c);
+    list += fmt::format("{}{} ×{}", list.empty() ? "" : ", ",
+                        (u >= 0x21 && u < 0x7f) ? std::string(1, c) : fmt::format("\\x{:02x}", u), n);
+  }
+  log_warning("{}: letters outside the {} alphabet were read as {}: {}", source, matrix.name(),
+              matrix.decode(matrix.unknown_code()), list);
+}
+
+std::unique_ptr<SequenceSource> open_sequences(const std::string& path, const ScoreMatrix& matrix,
+                                               std::size_t max_residues) {
+  if (path != "-" && is_database(path)) return std::make_unique<DatabaseSource>(path, matrix);
+  return std::make_unique<FastaSource>(path, matrix, max_residues);
+}
+
+MakeDbReport write_database(const std::string& input, const std::string& output, std::size_t chunk_residues) {
+  SequenceReader reader(input);
+  AtomicOutput out(output);
+  out.write(std::string_view(kMagic, 8));
+  MakeDbReport report;
+  struct Entry {
+    std::string name, letters;
+    std::uint64_t id;
+  };
+  std::vector<Entry> chunk;
+  std::size_t chunk_size = 0;
+  auto put = [&](const void* data, std::size_t bytes) { out.write(std::string_view(static_cast<const char*>(data), bytes)); };
+  auto flush = [&] {
+    if (chunk.empty()) return;
+    // Longest first within the chunk: neighbours have similar lengths, so SIMD lanes finish together.
+    std::stable_sort(chunk.begin(), chunk.end(), [](const Entry& a, const Entry& b) { return a.letters.size() > b.letters.size(); });
+    std::vector<std::uint64_t> ids, name_offsets{0}, offsets{0};
+    std::string names, letters;
+    for (const Entry& e : chunk) {
+      ids.push_back(e.id);
+      names += e.name;
+      name_offsets.push_back(names.size());
+      letters += e.letters;
+      offsets.push_back(letters.size());
+    }
+    const std::uint64_t header[3] = {chunk.size(), letters.size(), names.size()};
+    put(header, sizeof header);
+    put(ids.data(), ids.size() * 8);
+    put(name_offsets.data(), name_offsets.size() * 8);
+    put(offsets.data(), offsets.size() * 8);
+    put(names.data(), names.size());
+    put(letters.data(), letters.size());
+    ++report.chunks;
+    chunk.clear();
+    chunk_size = 0;
+  };
+  SequenceRecord record;
+  while (reader.next(record)) {
+    std::string letters;
+    letters.reserve(record.sequence.size());
+    for (char c : record.sequence)
+      if (c != '-' && c != '.') letters.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    report.residues += letters.size();
+    chunk_size += letters.size();
+    chunk.push_back({record.name.substr(0, record.id_length), std::move(letters), report.sequences++});
+    if (chunk_size >= chunk_residues) flush();
+  }
+  flush();
+  if (report.sequences == 0) throw InputError(input, "no sequences");
+  const std::uint64_t end = 0;
+  put(&end, sizeof end);
+  out.commit();
+  return report;
+}
+
+}  // namespace hyalign::search

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# hyalign search from the command line: output format, top-k, streaming equivalences, bad input.
+# usage: search.sh HYALIGN
+set -u
+hyalign=$(realpath "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+failures=0
+passes=0
+ok() { echo "ok   $1"; passes=$((passes + 1)); }
+fail() { echo "FAIL $1"; failures=$((failures + 1)); }
+
+# A small protein database: 300 random sequences plus planted relatives of the queries.
+awk 'BEGIN { srand(7); aa = "ARNDCQEGHILKMFPSTWYV";
+  for (q = 1; q <= 3; q++) { s = ""; n = 80 + 40 * q; for (i = 0; i < n; i++) s = s substr(aa, int(rand() * 20) + 1, 1);
+    query[q] = s; print ">query" q " description words" > "queries.fa"; print s > "queries.fa" }
+  for (d = 1; d <= 300; d++) { s = ""; n = 20 + int(rand() * 400);
+    for (i = 0; i < n; i++) s = s substr(aa, int(rand() * 20) + 1, 1);
+    if (d % 50 == 0) { q = (d / 50) % 3 + 1; s = substr(s, 1, 30) substr(query[q], 5, 60) "WW" substr(query[q], 70) }
+    print ">db" d " some text"; print s } }' >db.fa
+
+# check NAME -- command: runs; output non-empty
+"$hyalign" search -q queries.fa -d db.fa -o default.tsv 2>log.txt && [ -s default.tsv ] && ok default_run || { fail default_run; cat log.txt; }
+[ "$(awk -F'\t' '{print NF}' default.tsv | sort -u)" = 12 ] && ok twelve_columns || fail twelve_columns
+[ "$(cut -f1 default.tsv | sort | uniq -c | awk '{print $1}' | sort -u)" = 10 ] && ok ten_hits_per_query || fail ten_hits_per_query
+grep -q $'^query1\tdb' default.tsv && ok ids_are_first_words || fail ids_are_first_words
+# planted relatives come first, with a small E-value
+awk -F'\t' 'NR==1 && $2 ~ /^db(50|100|150|200|250|300)$/ && $11 < 1e-10 {f=1} END {exit !f}' default.tsv && ok planted_hit_first || fail planted_hit_first
+
+"$hyalign" search -q queries.fa -d db.fa -k 3 --outfmt '6 qseqid sseqid score qlen slen' -o custom.tsv 2>/dev/null
+[ "$(wc -l <custom.tsv)" = 9 ] && [ "$(awk -F'\t' '{print NF}' custom.tsv | sort -u)" = 5 ] && ok custom_columns_and_k || fail custom_columns_and_k
+# scores descend within each query
+awk -F'\t' '$1 == last && $3 > prev {bad=1} {last=$1; prev=$3} END {exit bad}' custom.tsv && ok sorted_by_score || fail sorted_by_score
+
+# the same search through gzip, a makedb database, tiny streaming chunks, and every kernel
+gzip -c db.fa >db.fa.gz
+"$hyalign" search -q queries.fa -d db.fa.gz -o gz.tsv 2>/dev/null && cmp -s gz.tsv default.tsv && ok gzip_database || fail gzip_database
+"$hyalign" search makedb -i db.fa -o db.hydb --chunk-mb 0 2>/dev/null
+"$hyalign" search -q queries.fa -d db.hydb -o hydb.tsv 2>/dev/null && cmp -s hydb.tsv default.tsv && ok makedb_database || fail makedb_database
+"$hyalign" search -q queries.fa -d db.fa --chunk-mb 0 -o chunks.tsv 2>/dev/null && cmp -s chunks.tsv default.tsv && ok streaming_chunks || fail streaming_chunks
+for k in scalar avx2 avx512; do
+  if "$hyalign" search -q queries.fa -d db.fa --kernel $k -o k.tsv 2>k.log; then
+    cmp -s k.tsv default.tsv && ok "kernel_$k" || fail "kernel_$k"
+  elif grep -q 'instruction set this CPU lacks' k.log; then echo "SKIPPED kernel_$k: $(cat k.log)"; else fail "kernel_$k"; fi
+done
+
+# DNA is detected from the queries
+printf '>d1\nACGTACGTTTGACCA\n' >dna_q.fa
+printf '>t1\nGGGACGTACGTTTGACCAGGG\n>t2\nTTTTTTTT\n' >dna_db.fa
+"$hyalign" search -q dna_q.fa -d dna_db.fa --outfmt '6 qseqid sseqid score' -o dna.tsv 2>/dev/null
+[ "$(head -1 dna.tsv)" = $'d1\tt1\t30' ] && ok dna_detected_and_scored || { fail dna_detected_and_scored; cat dna.tsv; }
+
+# bad input: one error line, non-zero exit, no output file
+expect_error() {
+  local name=$1; shift
+  rm -f out.tsv
+  "$hyalign" search "$@" -o out.tsv >/dev/null 2>err.txt
+  local code=$?
+  if [ $code -ne 0 ] && [ $code -lt 128 ] && [ "$(grep -c . err.txt)" -eq 1 ] && grep -q 'error' err.txt && [ ! -e out.tsv ]; then
+    ok "$name: $(cat err.txt)"
+  else
+    fail "$name (exit $code)"; cat err.txt
+  fi
+}
+: >empty.fa
+head -c 3000 /dev/urandom >garbage.bin
+printf 'A R N\nA 1 2 3\n' >bad_matrix.txt
+head -c 200 db.hydb >truncated.hydb
+expect_error empty_queries -q empty.fa -d db.fa
+expect_error empty_database -q queries.fa -d empty.fa
+expect_error missing_database -q queries.fa -d nope.fa
+expect_error garbage_database -q queries.fa -d garbage.bin
+expect_error truncated_makedb -q queries.fa -d truncated.hydb
+expect_error top_zero -q queries.fa -d db.fa -k 0
+expect_error unknown_matrix -q queries.fa -d db.fa -m BLOSUM999
+expect_error malformed_matrix_file -q queries.fa -d db.fa -m bad_matrix.txt
+expect_error unknown_column -q queries.fa -d db.fa --outfmt '6 qseqid nonsense'
+
+# letters outside the alphabet: read as X with one warning
+printf '>odd\nMKV1LLJ\n' >odd.fa
+"$hyalign" search -q odd.fa -d db.fa -o odd.tsv 2>odd.log && grep -q 'warning: .*read as X' odd.log && ok unknown_letters_warned || fail unknown_letters_warned
+
+echo "search: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,97 @@
+// hyalign search end to end against parasail: with -k as large as the database, every reported
+// score must equal parasail's Smith-Waterman score for that pair, every pair with a positive score
+// must be reported, and every reported alignment must re-score to its score.
+#include <gtest/gtest.h>
+#include <parasail.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "core/log.hpp"
+#include "search/search.hpp"
+
+namespace fs = std::filesystem;
+using namespace hyalign;
+
+namespace {
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("hyalign_search_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string random_sequence(std::mt19937& rng, const std::string& letters, std::size_t n) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s += letters[rng() % letters.size()];
+  return s;
+}
+
+// score for (query id, db id) from "qseqid sseqid score" output
+std::map<std::pair<std::string, std::string>, int> run(const search::SearchOptions& o) {
+  search::run_search(o);
+  std::ifstream in(o.out);
+  std::map<std::pair<std::string, std::string>, int> scores;
+  std::string q, s;
+  int score;
+  while (in >> q >> s >> score) scores[{q, s}] = score;
+  return scores;
+}
+
+void check_against_parasail(bool dna, const std::string& matrix_name, int open, int extend) {
+  Log::instance().set_quiet(true);
+  TempDir dir;
+  std::mt19937 rng(dna ? 5 : 17);
+  const std::string letters = dna ? "ACGT" : "ARNDCQEGHILKMFPSTWYV";
+  std::vector<std::string> queries, db;
+  for (std::size_t n : {1, 2, 17, 64, 255, 333}) queries.push_back(random_sequence(rng, letters, n));
+  for (int d = 0; d < 150; ++d) db.push_back(random_sequence(rng, letters, 1 + rng() % (d % 10 == 0 ? 1500 : 300)));
+  db.push_back(queries[4] + queries[5]);  // a long exact match
+  std::ofstream qf(dir.path / "q.fa"), df(dir.path / "db.fa");
+  for (std::size_t i = 0; i < queries.size(); ++i) qf << ">q" << i << " query\n" << queries[i] << "\n";
+  for (std::size_t i = 0; i < db.size(); ++i) df << ">d" << i << "\n" << db[i] << "\n";
+  qf.close();
+  df.close();
+
+  search::SearchOptions o;
+  o.queries = (dir.path / "q.fa").string();
+  o.database = (dir.path / "db.fa").string();
+  o.type = dna ? search::SequenceType::dna : search::SequenceType::protein;
+  o.matrix = matrix_name;
+  o.gap_open = open;
+  o.gap_extend = extend;
+  o.top = db.size();
+  o.outfmt = "6 qseqid sseqid score";
+  o.out = (dir.path / "out.tsv").string();
+  o.threads = 2;
+  o.chunk_residues = 5000;  // several chunks
+  const auto scores = run(o);
+
+  const parasail_matrix_t* matrix = dna ? parasail_matrix_create("ACGT", 2, -3) : parasail_matrix_lookup(matrix_name.c_str());
+  ASSERT_NE(matrix, nullptr);
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    for (std::size_t d = 0; d < db.size(); ++d) {
+      // parasail's open is the cost of a gap's first position: BLAST's open + extend.
+      parasail_result_t* r = parasail_sw(queries[q].c_str(), static_cast<int>(queries[q].size()), db[d].c_str(),
+                                         static_cast<int>(db[d].size()), open + extend, extend, matrix);
+      const int expected = parasail_result_get_score(r);
+      parasail_result_free(r);
+      const auto it = scores.find({"q" + std::to_string(q), "d" + std::to_string(d)});
+      if (expected > 0) {
+        ASSERT_NE(it, scores.end()) << "q" << q << " d" << d << " (parasail score " << expected << ") not reported";
+        ASSERT_EQ(it->second, expected) << "q" << q << " d" << d;
+      } else {
+        EXPECT_EQ(it, scores.end()) << "zero-score pair reported";
+      }
+    }
+  if (dna) parasail_matrix_free(const_cast<parasail_matrix_t*>(matrix));
+}
+
+}  // namespace
+
+TEST(SearchPipeline, ProteinScoresEqualParasail) { check_against_parasail(false, "blosum62", 11, 1); }
+TEST(SearchPipeline, ProteinOtherMatrixEqualsParasail) { check_against_parasail(false, "pam30", 9, 1); }
+TEST(SearchPipeline, DnaScoresEqualParasail) { check_against_parasail(true, "", 5, 2); }
