@@ -10,33 +10,14 @@
 // replaces all bit tests in the inner loop. Memory use depends on the query length only, so long
 // references run at the same speed as short ones.
 #include <algorithm>
-#include <cstdlib>
-#include <new>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "kernels/simd/papara_simd_common.hpp"
+#include "kernels/simd/scratch_buffer.hpp"
 
 namespace hyalign::kernels::simd {
-
-// Vector-aligned scratch that grows on demand and is reused across calls.
-template <typename T>
-struct AlignedBuffer {
-  using V = typename T::V;
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
-  };
-  std::unique_ptr<void, Free> memory;
-  std::size_t size = 0;
-  V* data() const { return static_cast<V*>(memory.get()); }
-  void reserve(std::size_t n) {
-    if (n <= size) return;
-    memory.reset(std::aligned_alloc(alignof(V), n * sizeof(V)));
-    if (!memory) throw std::bad_alloc();
-    size = n;
-  }
-};
 
 template <typename T>
 class SimdPaparaScorer final : public PaparaBlockScorer {
@@ -48,7 +29,7 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
  public:
   SimdPaparaScorer(const PaparaProblem& problem, const EncodedQueries& queries)
       : problem_(problem), queries_(queries), k_(queries.symbol_count) {
-    profile_.reserve(COLS * k_);
+    profile_.reserve<V>(COLS * k_);
   }
 
   void score_tile(const WorkTile& tile, ScoreSink& sink) override {
@@ -89,10 +70,8 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
 
   V score_query(const std::uint8_t* query, std::size_t m) {
     const std::size_t columns = problem_.targets.columns;
-    s_line_.reserve(m + 1);
-    d_line_.reserve(m + 1);
-    V* s_line = s_line_.data();
-    V* d_line = d_line_.data();
+    V* s_line = s_line_.reserve<V>(m + 1);
+    V* d_line = d_line_.reserve<V>(m + 1);
     const V zero = T::set1(0), minus_inf = T::set1(T::kMinusInfinity);
     for (std::size_t j = 0; j <= m; ++j) s_line[j] = zero, d_line[j] = minus_inf;
     V best = minus_inf;
@@ -108,7 +87,7 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
   V pass(const std::uint8_t* query, std::size_t m, std::size_t col, V* s_line, V* d_line) {
     const PaparaScoring& sc = problem_.scoring;
     const std::size_t k = k_;
-    V* profile = profile_.data();
+    V* profile = profile_.get<V>();
     V open_d[N], extend_d[N], s_up[N], ins[N];
     const V open = T::set1(sc.gap_open), extend = T::set1(sc.gap_extend);
     const V zero = T::set1(0), minus_inf = T::set1(T::kMinusInfinity);
@@ -152,7 +131,7 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
   const EncodedQueries& queries_;
   const std::size_t k_;
   BlockMasks masks_;
-  AlignedBuffer<T> profile_, s_line_, d_line_;
+  ScratchBuffer profile_, s_line_, d_line_;
 };
 
 template <typename T>

@@ -38,40 +38,9 @@
 
 #include "kernels/simd/papara_simd.hpp"
 #include "kernels/simd/papara_simd_common.hpp"
+#include "kernels/simd/scratch_buffer.hpp"
 
 namespace hyalign::kernels::simd {
-
-// Scratch that grows on demand and is reused across batches, 64-byte aligned.
-struct GrowBuffer {
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
-  };
-  std::unique_ptr<void, Free> memory;
-  std::size_t bytes = 0;
-  template <typename Element>
-  Element* reserve(std::size_t n) {
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    std::size_t want = (n * sizeof(Element) + 63) / 64 * 64;
-    if (want > bytes) {
-      memory.reset();
-      // Large buffers (the traceback bits) on huge pages where the system offers them: on the benchmark,
-      // faulting in a fresh buffer's 4 KiB pages took longer than the recurrence itself.
-      const bool huge = want >= kHuge;
-      if (huge) want = (want + kHuge - 1) / kHuge * kHuge;
-      memory.reset(std::aligned_alloc(huge ? kHuge : 64, want));
-      if (!memory) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-      if (huge) madvise(memory.get(), want, MADV_HUGEPAGE);
-#endif
-      bytes = want;
-    }
-    return static_cast<Element*>(memory.get());
-  }
-  template <typename Element>
-  Element* get() const {
-    return static_cast<Element*>(memory.get());
-  }
-};
 
 template <typename T>
 class SimdPaparaAligner final : public PaparaBatchAligner {
@@ -256,7 +225,7 @@ class SimdPaparaAligner final : public PaparaBatchAligner {
   std::vector<std::uint16_t> lanes16_;
   std::vector<Mask> row_end_, col_cgap_;
   std::vector<std::int16_t> last_row16_, last_col16_;
-  GrowBuffer q_rows_, a_cols_, s_line_, d_line_, last_row_, trace_;
+  ScratchBuffer q_rows_, a_cols_, s_line_, d_line_, last_row_, trace_;
 };
 
 }  // namespace hyalign::kernels::simd
