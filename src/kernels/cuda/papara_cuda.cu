@@ -122,21 +122,27 @@ constexpr std::array<KernelFn, sizeof...(Rs)> kernel_table(std::integer_sequence
 }
 const auto kKernels = kernel_table(std::make_integer_sequence<int, kMaxRowsPerLane / kRowStep>());
 
-template <typename T>
-struct DeviceBuffer {
+cudaError_t allocate_device(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+cudaError_t allocate_pinned(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
+
+// Device or pinned host memory that grows on demand.
+template <typename T, cudaError_t (*Allocate)(void**, std::size_t), cudaError_t (*Release)(void*)>
+struct CudaBuffer {
   T* ptr = nullptr;
   std::size_t size = 0;
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (ptr) cudaFree(ptr);
+  CudaBuffer() = default;
+  CudaBuffer(const CudaBuffer&) = delete;
+  CudaBuffer& operator=(const CudaBuffer&) = delete;
+  ~CudaBuffer() {
+    if (ptr) Release(ptr);
   }
   void reserve(std::size_t n) {
     if (n <= size) return;
-    if (ptr) cudaFree(ptr);
+    if (ptr) Release(ptr);
     ptr = nullptr;
-    check(cudaMalloc(&ptr, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc");
+    void* p = nullptr;
+    check(Allocate(&p, std::max<std::size_t>(n, 1) * sizeof(T)), "allocation");
+    ptr = static_cast<T*>(p);
     size = n;
   }
   void upload(const std::vector<T>& host) {
@@ -144,25 +150,10 @@ struct DeviceBuffer {
     check(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
   }
 };
-
 template <typename T>
-struct PinnedBuffer {
-  T* ptr = nullptr;
-  std::size_t size = 0;
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() {
-    if (ptr) cudaFreeHost(ptr);
-  }
-  void reserve(std::size_t n) {
-    if (n <= size) return;
-    if (ptr) cudaFreeHost(ptr);
-    ptr = nullptr;
-    check(cudaMallocHost(&ptr, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMallocHost");
-    size = n;
-  }
-};
+using DeviceBuffer = CudaBuffer<T, allocate_device, cudaFree>;
+template <typename T>
+using PinnedBuffer = CudaBuffer<T, allocate_pinned, cudaFreeHost>;
 
 class GpuKernel;
 
