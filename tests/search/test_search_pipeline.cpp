@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <parasail.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -41,15 +42,30 @@ std::map<std::pair<std::string, std::string>, int> run(const search::SearchOptio
   return scores;
 }
 
-void check_against_parasail(bool dna, const std::string& matrix_name, int open, int extend) {
+// The 20 real UniProt proteins of tests/data/sw/queries20.fasta, in file order.
+std::vector<std::string> real_proteins() {
+  std::ifstream in(HYALIGN_TEST_DATA "/sw/queries20.fasta");
+  std::vector<std::string> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    if (line[0] == '>') out.emplace_back();
+    else if (!out.empty()) out.back() += line;
+  }
+  return out;
+}
+
+void check_against_parasail(bool dna, const std::string& matrix_name, int open, int extend,
+                            std::vector<std::string> queries = {}, std::vector<std::string> db = {}) {
   Log::instance().set_quiet(true);
   TempDir dir;
   std::mt19937 rng(dna ? 5 : 17);
   const std::string letters = dna ? "ACGT" : "ARNDCQEGHILKMFPSTWYV";
-  std::vector<std::string> queries, db;
-  for (std::size_t n : {1, 2, 17, 64, 255, 333}) queries.push_back(random_sequence(rng, letters, n));
-  for (int d = 0; d < 150; ++d) db.push_back(random_sequence(rng, letters, 1 + rng() % (d % 10 == 0 ? 1500 : 300)));
-  db.push_back(queries[4] + queries[5]);  // a long exact match
+  if (queries.empty()) {
+    for (std::size_t n : {1, 2, 17, 64, 255, 333}) queries.push_back(random_sequence(rng, letters, n));
+    for (int d = 0; d < 150; ++d) db.push_back(random_sequence(rng, letters, 1 + rng() % (d % 10 == 0 ? 1500 : 300)));
+    db.push_back(queries[4] + queries[5]);  // a long exact match
+  }
   std::ofstream qf(dir.path / "q.fa"), df(dir.path / "db.fa");
   for (std::size_t i = 0; i < queries.size(); ++i) qf << ">q" << i << " query\n" << queries[i] << "\n";
   for (std::size_t i = 0; i < db.size(); ++i) df << ">d" << i << "\n" << db[i] << "\n";
@@ -95,3 +111,13 @@ void check_against_parasail(bool dna, const std::string& matrix_name, int open, 
 TEST(SearchPipeline, ProteinScoresEqualParasail) { check_against_parasail(false, "blosum62", 11, 1); }
 TEST(SearchPipeline, ProteinOtherMatrixEqualsParasail) { check_against_parasail(false, "pam30", 9, 1); }
 TEST(SearchPipeline, DnaScoresEqualParasail) { check_against_parasail(true, "", 5, 2); }
+
+// Real proteins: the five shortest of the bundled UniProt set against all twenty.
+TEST(SearchPipeline, RealProteinsEqualParasail) {
+  std::vector<std::string> all = real_proteins();
+  ASSERT_EQ(all.size(), 20u);
+  std::vector<std::string> shortest = all;
+  std::sort(shortest.begin(), shortest.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  shortest.resize(5);
+  check_against_parasail(false, "blosum62", 11, 1, shortest, all);
+}
