@@ -11,64 +11,15 @@
 #include "core/alphabet.hpp"
 #include "kernels/cuda/papara_cuda.hpp"
 #include "kernels/papara_kernel.hpp"
+#include "papara_problems.hpp"
 #include "sched/block_queue.hpp"
 #include "sched/scheduler.hpp"
 
 using namespace hyalign;
 using namespace hyalign::kernels;
+using namespace hyalign::kernels::testing;
 
 namespace {
-
-struct RandomProblem {
-  std::size_t branches, columns;
-  std::vector<StateSet> states;
-  std::vector<std::uint8_t> cgap;
-  SequenceArena queries;
-  PaparaScoring scoring;
-  PaparaProblem problem() const {
-    return {{branches, columns, states.data(), cgap.data()}, &queries, &Alphabet::dna(), scoring};
-  }
-};
-
-RandomProblem make_problem(std::mt19937& rng, std::size_t branches, std::size_t columns,
-                           const std::vector<std::size_t>& lengths) {
-  const Alphabet& dna = Alphabet::dna();
-  const auto& sets = dna.residue_sets();
-  RandomProblem p{branches, columns, std::vector<StateSet>(branches * columns), std::vector<std::uint8_t>(branches * columns),
-                  {}, {}};
-  const unsigned gap_percent = rng() % 60, cgap_percent = rng() % 3 == 0 ? 100 : rng() % 50;
-  for (std::size_t b = 0; b < branches; ++b) {
-    const bool all_gap = rng() % 10 == 0;
-    for (std::size_t c = 0; c < columns; ++c) {
-      p.states[b * columns + c] = all_gap || rng() % 100 < gap_percent ? dna.gap_set() : sets[rng() % sets.size()];
-      p.cgap[b * columns + c] = rng() % 100 < cgap_percent;
-    }
-  }
-  for (std::size_t q = 0; q < lengths.size(); ++q) {
-    std::vector<StateSet> residues(lengths[q]);
-    for (auto& r : residues) r = rng() % 8 ? sets[rng() % 4] : sets[rng() % sets.size()];
-    p.queries.add("q" + std::to_string(q), residues);
-  }
-  if (rng() % 3 == 0) p.scoring = {-5, -2, 3, -1};
-  return p;
-}
-
-class AllScores final : public ScoreSink {
- public:
-  AllScores(std::size_t queries, std::size_t branches) : branches_(branches), scores_(queries * branches), seen_(queries * branches) {}
-  void offer(std::size_t q, int score, std::size_t b) override {
-    std::lock_guard lock(mutex_);
-    scores_[q * branches_ + b] = score;
-    ++seen_[q * branches_ + b];
-  }
-  int score(std::size_t q, std::size_t b) const { return scores_[q * branches_ + b]; }
-  int seen(std::size_t q, std::size_t b) const { return seen_[q * branches_ + b]; }
-
- private:
-  std::mutex mutex_;
-  std::size_t branches_;
-  std::vector<int> scores_, seen_;
-};
 
 void expect_equal_to_scalar(const PaparaKernel& kernel, const RandomProblem& rp, std::size_t max_tiles) {
   AllScores all(rp.queries.size(), rp.branches);
@@ -78,7 +29,7 @@ void expect_equal_to_scalar(const PaparaKernel& kernel, const RandomProblem& rp,
   const PaparaProblem problem = rp.problem();
   for (std::size_t q = 0; q < rp.queries.size(); ++q)
     for (std::size_t b = 0; b < rp.branches; ++b) {
-      ASSERT_EQ(all.seen(q, b), 1) << "query " << q << " branch " << b;
+      ASSERT_EQ(all.times_seen(q, b), 1) << "query " << q << " branch " << b;
       ASSERT_EQ(all.score(q, b), papara_score_scalar(rp.queries.residues(q), problem.targets.branch(b), rp.scoring))
           << "query " << q << " (length " << rp.queries.length(q) << ") branch " << b << " of " << rp.branches << ", "
           << rp.columns << " columns";
@@ -104,7 +55,7 @@ TEST_F(PaparaGpu, EqualsScalarOnRandomShapes) {
     std::vector<std::size_t> lengths{1, 0, 1 + rng() % 31, 32, 33, 1 + rng() % 64, 1 + rng() % 200};
     if (trial % 5 == 0) lengths.push_back(1 + rng() % 768);
     if (trial % 25 == 0) lengths.push_back(769 + rng() % 300);  // beyond the packed rows: CPU inside the worker
-    const RandomProblem rp = make_problem(rng, branches, columns, lengths);
+    const RandomProblem rp = make_problem(rng, Alphabet::dna(), branches, columns, lengths);
     const auto kernel = cuda::make_papara_gpu_kernel(gpus_[0].index, rp.problem());
     ASSERT_NE(kernel, nullptr);
     expect_equal_to_scalar(*kernel, rp, trial % 2 ? 1 : 1000);
@@ -117,7 +68,7 @@ TEST_F(PaparaGpu, LongReferenceAndEveryRowCount) {
   std::vector<std::size_t> lengths;
   for (std::size_t m = 1; m <= 768; m += 13) lengths.push_back(m);
   lengths.push_back(768);
-  const RandomProblem rp = make_problem(rng, 65, 5000, lengths);
+  const RandomProblem rp = make_problem(rng, Alphabet::dna(), 65, 5000, lengths);
   const auto kernel = cuda::make_papara_gpu_kernel(gpus_[0].index, rp.problem());
   expect_equal_to_scalar(*kernel, rp, 1000);
 }
@@ -177,7 +128,7 @@ TEST(HybridScheduler, EveryPairOnceAndResultIndependentOfDevices) {
   std::mt19937 rng(3);
   std::vector<std::size_t> lengths;
   for (int q = 0; q < 40; ++q) lengths.push_back(1 + rng() % 120);
-  const RandomProblem rp = make_problem(rng, 300, 150, lengths);
+  const RandomProblem rp = make_problem(rng, Alphabet::dna(), 300, 150, lengths);
   const PaparaProblem problem = rp.problem();
   const auto cpu = make_papara_cpu_kernel(KernelChoice::automatic, problem);
   std::atomic<bool> slow_started{false};
