@@ -1,5 +1,6 @@
 #include "core/log.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace hyalign {
@@ -21,6 +22,12 @@ void Log::message(std::string_view text) {
 }
 
 void Log::warning(std::string_view text) { message(fmt::format("warning: {}", text)); }
+
+double peak_memory_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
 
 Progress::Progress(std::string label, std::size_t total)
     : label_(std::move(label)), total_(total), start_(std::chrono::steady_clock::now()),

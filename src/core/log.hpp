@@ -36,6 +36,9 @@ void log_warning(fmt::format_string<Args...> format, Args&&... args) {
   Log::instance().warning(fmt::format(format, std::forward<Args>(args)...));
 }
 
+// Peak resident memory of this process so far, in MiB (for the closing log line of a run).
+double peak_memory_mib();
+
 // Thread-safe "done/total" counter that redraws one stderr line at most a few times a second,
 // only when stderr is a terminal.
 class Progress {

@@ -88,7 +88,8 @@ void run_papara(const PaparaOptions& options) {
   AtomicOutput out(alignment_path);
   write_papara_alignment(out, options.format, inputs, alphabet, alignments, options.no_reference_gaps);
   out.commit();
-  log_info("wrote {} ({:.2f} s)", alignment_path == "-" ? "standard output" : alignment_path, clock.lap());
+  log_info("wrote {} ({:.2f} s); peak memory {:.0f} MiB", alignment_path == "-" ? "standard output" : alignment_path,
+           clock.lap(), peak_memory_mib());
   if (compat_files) {
     AtomicOutput quality("papara_quality." + options.run_name);
     quality.commit();

@@ -200,10 +200,10 @@ void run_search(const SearchOptions& o) {
   out.commit();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}, "
-           "the {} kernel, {} threads: {:.3g} cells in {:.2f} s ({:.2f} GCUPS), {:.2f} s in all",
+           "the {} kernel, {} threads: {:.3g} cells in {:.2f} s ({:.2f} GCUPS), {:.2f} s in all, peak memory {:.0f} MiB",
            queries.size(), dna ? "DNA" : "protein", queries.residues.size(), db_sequences, db_residues, chunks,
            chunks == 1 ? "" : "s", matrix.name(), gap_open, gap_extend, kernel->name(), threads, cells, scoring_seconds,
-           cells / std::max(1e-9, scoring_seconds) / 1e9, total);
+           cells / std::max(1e-9, scoring_seconds) / 1e9, total, peak_memory_mib());
 }
 
 }  // namespace hyalign::search

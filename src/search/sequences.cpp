@@ -119,7 +119,6 @@ void EncodedSequences::add(std::string_view name, std::string_view letters, cons
                            std::map<char, std::size_t>& unknown) {
   names.append(name);
   name_offsets.push_back(names.size());
-  residues.reserve(residues.size() + letters.size());
   for (char c : letters) {
     if (c == '-' || c == '.') continue;  // alignment gaps are not residues
     if (!matrix.is_known(c)) ++unknown[c];
