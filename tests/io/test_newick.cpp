@@ -1,6 +1,5 @@
 #include "io/newick.hpp"
 
-#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -10,25 +9,15 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "test_support.hpp"
 
 using namespace hyalign;
 
 namespace {
 
-// Scratch folder for this test process, removed at exit.
-struct TempDir {
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("hyalign_test_nwk_" + std::to_string(::getpid()));
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-};
-
 std::string temp_path(const std::string& name) {
-  static TempDir temp;
-  std::filesystem::create_directories(temp.dir);
-  return (temp.dir / name).string();
+  static const test::TempDir temp;
+  return temp.file(name);
 }
 
 std::string write_file(const std::string& name, std::string_view content) {

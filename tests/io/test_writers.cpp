@@ -6,6 +6,7 @@
 
 #include "io/alignment_writer.hpp"
 #include "io/atomic_output.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace hyalign;
@@ -17,12 +18,7 @@ std::string slurp(const fs::path& p) {
   s << in.rdbuf();
   return s.str();
 }
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("hyalign_test_" + std::to_string(::getpid()) + "_" +
-                                               std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
+using test::TempDir;
 }  // namespace
 
 TEST(AtomicOutput, AppearsOnlyAfterCommit) {

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -10,23 +9,19 @@
 
 #include "papara/ancestral.hpp"
 #include "papara/inputs.hpp"
+#include "test_support.hpp"
 
 using namespace hyalign;
 using namespace hyalign::papara;
-namespace fs = std::filesystem;
 
 namespace {
 
+// Writes a tree and an alignment to a scratch folder and loads them as PaPaRa inputs.
 struct Case {
-  fs::path dir;
-  explicit Case(const std::string& tag) {
-    dir = fs::temp_directory_path() / ("hyalign_anc_" + tag + "_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-  }
-  ~Case() { fs::remove_all(dir); }
+  test::TempDir dir;
   std::string write(const std::string& name, const std::string& text) {
-    std::ofstream(dir / name) << text;
-    return (dir / name).string();
+    std::ofstream(dir.file(name)) << text;
+    return dir.file(name);
   }
   PaparaInputs load(const std::string& tree, const std::string& phylip) {
     InputPaths paths{write("t.nwk", tree), write("a.phy", phylip), write("q.fa", ">q\nACGT\n")};
@@ -73,7 +68,7 @@ std::string split_of(const PaparaInputs& in, std::size_t b) {
 // state sets and the gap flags of a branch must not depend on the tree's written form.
 TEST(Ancestral, VectorsDoNotDependOnHowTheTreeIsWritten) {
   std::mt19937 rng(11);
-  Case c("reroot");
+  Case c;
   const std::string phylip = random_phylip(rng, {"A", "B", "C", "D", "E", "F", "G"}, 300);
   PaparaInputs one = c.load("(A:0.1,(B:0.2,C:0.3):0.05,((D:0.4,E:0.1):0.2,(F:0.3,G:0.2):0.1):0.15);", phylip);
   PaparaInputs two = c.load("((D:0.4,E:0.1):0.2,(F:0.3,G:0.2):0.1,(A:0.1,(B:0.2,C:0.3):0.05):0.15);", phylip);
@@ -94,7 +89,7 @@ TEST(Ancestral, VectorsDoNotDependOnHowTheTreeIsWritten) {
 }
 
 TEST(Ancestral, ConstantColumnsAndStateSubsets) {
-  Case c("const");
+  Case c;
   // Column 1: all A. Column 2: all gaps but B (masking keeps it). Column 3: A, C, G, T, R.
   PaparaInputs in = c.load("(A:0.1,(B:0.2,C:0.3):0.2,(D:0.1,E:0.2):0.3);",
                            "5 3\nA A-A\nB AGC\nC A-G\nD A-T\nE A-R\n");
@@ -121,7 +116,7 @@ TEST(Ancestral, ConstantColumnsAndStateSubsets) {
 // Rule-based flags by hand on (A,B,(C,D)) with A and B gaps, C and D present. Branch order:
 // (C,D), C, D, A, B. Only the branches to A and B end up exactly {CGAP}.
 TEST(Ancestral, RuleBasedFlagsByHand) {
-  Case c("rules");
+  Case c;
   PaparaInputs in = c.load("(A:1,B:1,(C:1,D:1):1);", "4 2\nA -A\nB -A\nC AA\nD AA\n");
   BranchVectors v = compute_branch_vectors(in, Alphabet::dna(), GapModel::rule_based, 1);
   std::vector<int> flags;
@@ -131,7 +126,7 @@ TEST(Ancestral, RuleBasedFlagsByHand) {
 
 TEST(Ancestral, ThreadCountDoesNotChangeVectors) {
   std::mt19937 rng(5);
-  Case c("threads");
+  Case c;
   PaparaInputs in = c.load("(A:0.1,(B:0.2,C:0.3):0.05,((D:0.4,E:0.1):0.2,(F:0.3,G:0.2):0.1):0.15);",
                            random_phylip(rng, {"A", "B", "C", "D", "E", "F", "G"}, 1000));
   for (GapModel model : {GapModel::probabilistic, GapModel::rule_based}) {
@@ -143,7 +138,7 @@ TEST(Ancestral, ThreadCountDoesNotChangeVectors) {
 }
 
 TEST(Ancestral, GapFractionCountsOnlyLiteralDashes) {
-  Case c("g");
+  Case c;
   PaparaInputs in = c.load("(A:1,B:1,C:1);", "3 4\nA A-NA\nB ACGA\nC A-.A\n");
   EXPECT_DOUBLE_EQ(in.reference.gap_fraction, 2.0 / 12.0);
 }

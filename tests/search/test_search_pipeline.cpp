@@ -13,17 +13,14 @@
 
 #include "core/log.hpp"
 #include "search/search.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace hyalign;
 
 namespace {
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("hyalign_search_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
+using test::TempDir;
 
 std::string random_sequence(std::mt19937& rng, const std::string& letters, std::size_t n) {
   std::string s;
