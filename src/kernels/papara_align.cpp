@@ -5,9 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include <fmt/format.h>
 
-#include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "kernels/simd/papara_simd.hpp"
 #include "kernels/simd/papara_simd_common.hpp"
@@ -35,9 +33,7 @@ std::vector<PaparaAlignment> papara_align_all(KernelChoice choice, const PaparaP
   const SequenceArena& queries = *problem.queries;
   if (branch_of_query.size() != queries.size())
     throw std::invalid_argument("papara_align_all: one branch per query expected");
-  if (choice == KernelChoice::automatic) choice = best_cpu_kernel();
-  if (!cpu_supports(choice))
-    throw UsageError(fmt::format("kernel '{}' needs an instruction set this CPU lacks", kernel_name(choice)));
+  choice = resolve_cpu_kernel(choice);
   threads = std::max(1u, threads);
 
   std::vector<PaparaAlignment> out(queries.size());

@@ -65,11 +65,15 @@ KernelChoice best_cpu_kernel() {
   return KernelChoice::scalar;
 }
 
-std::unique_ptr<PaparaKernel> make_papara_cpu_kernel(KernelChoice choice, const PaparaProblem& problem) {
+KernelChoice resolve_cpu_kernel(KernelChoice choice) {
   if (choice == KernelChoice::automatic) choice = best_cpu_kernel();
   if (!cpu_supports(choice))
     throw UsageError(fmt::format("kernel '{}' needs an instruction set this CPU lacks", kernel_name(choice)));
-  switch (choice) {
+  return choice;
+}
+
+std::unique_ptr<PaparaKernel> make_papara_cpu_kernel(KernelChoice choice, const PaparaProblem& problem) {
+  switch (resolve_cpu_kernel(choice)) {
     case KernelChoice::avx512: return simd::make_avx512_kernel(problem);
     case KernelChoice::avx2: return simd::make_avx2_kernel(problem);
     default: return std::make_unique<ScalarKernel>(problem);

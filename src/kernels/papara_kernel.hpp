@@ -23,6 +23,8 @@ KernelChoice parse_kernel_choice(std::string_view name);  // throws UsageError f
 std::string_view kernel_name(KernelChoice choice);
 bool cpu_supports(KernelChoice choice);
 KernelChoice best_cpu_kernel();
+// `automatic` becomes the best kernel of this CPU; a kernel the CPU cannot run throws UsageError.
+KernelChoice resolve_cpu_kernel(KernelChoice choice);
 
 // Branches, branch-major: `count` rows of `columns` state sets and gap flags.
 struct PaparaTargets {

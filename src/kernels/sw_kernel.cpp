@@ -39,10 +39,7 @@ std::unique_ptr<SwKernel> make_sw_cpu_kernel(KernelChoice choice, const SwScorin
   if (scoring.gap_open < 0 || scoring.gap_extend < 0)
     throw UsageError(fmt::format("gap costs must be non-negative (open {}, extend {})", scoring.gap_open,
                                  scoring.gap_extend));
-  if (choice == KernelChoice::automatic) choice = best_cpu_kernel();
-  if (!cpu_supports(choice))
-    throw UsageError(fmt::format("kernel '{}' needs an instruction set this CPU lacks", kernel_name(choice)));
-  switch (choice) {
+  switch (resolve_cpu_kernel(choice)) {
     case KernelChoice::avx512: return simd::make_sw_avx512_kernel(scoring);
     case KernelChoice::avx2: return simd::make_sw_avx2_kernel(scoring);
     default: return std::make_unique<ScalarSwKernel>(scoring);
