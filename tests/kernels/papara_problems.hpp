@@ -25,22 +25,30 @@ struct RandomProblem {
   }
 };
 
-inline RandomProblem make_problem(std::mt19937& rng, const Alphabet& alphabet, std::size_t branches, std::size_t columns,
-                           std::vector<std::size_t> query_lengths) {
-  RandomProblem p{&alphabet, branches, columns, {}, {}, {}, {}};
+// Branch states (gaps at a random rate, sometimes a whole branch of gaps) and gap flags (sometimes
+// every column), branch-major.
+inline void random_branches(std::mt19937& rng, const Alphabet& alphabet, std::size_t branches, std::size_t columns,
+                            std::vector<StateSet>& states, std::vector<std::uint8_t>& cgap) {
   const auto& sets = alphabet.residue_sets();
-  p.states.resize(branches * columns);
-  p.cgap.resize(branches * columns);
+  states.resize(branches * columns);
+  cgap.resize(branches * columns);
   const unsigned gap_percent = rng() % 60;
-  const unsigned cgap_percent = rng() % 3 == 0 ? 100 : rng() % 50;  // sometimes every column carries CGAP
+  const unsigned cgap_percent = rng() % 3 == 0 ? 100 : rng() % 50;
   for (std::size_t b = 0; b < branches; ++b) {
     const bool all_gap = rng() % 10 == 0;
     for (std::size_t c = 0; c < columns; ++c) {
       const bool gap = all_gap || rng() % 100 < gap_percent;
-      p.states[b * columns + c] = gap ? alphabet.gap_set() : sets[rng() % sets.size()];
-      p.cgap[b * columns + c] = rng() % 100 < cgap_percent;
+      states[b * columns + c] = gap ? alphabet.gap_set() : sets[rng() % sets.size()];
+      cgap[b * columns + c] = rng() % 100 < cgap_percent;
     }
   }
+}
+
+inline RandomProblem make_problem(std::mt19937& rng, const Alphabet& alphabet, std::size_t branches,
+                                  std::size_t columns, std::vector<std::size_t> query_lengths) {
+  RandomProblem p{&alphabet, branches, columns, {}, {}, {}, {}};
+  const auto& sets = alphabet.residue_sets();
+  random_branches(rng, alphabet, branches, columns, p.states, p.cgap);
   for (std::size_t q = 0; q < query_lengths.size(); ++q) {
     std::vector<StateSet> residues(query_lengths[q]);
     // Mostly plain residues, some ambiguity codes (the later entries of residue_sets()).

@@ -10,10 +10,12 @@
 #include "core/alphabet.hpp"
 #include "core/sequence_arena.hpp"
 #include "kernels/papara_align.hpp"
+#include "papara_problems.hpp"
 #include "kernels/papara_kernel.hpp"
 
 using namespace hyalign;
 using namespace hyalign::kernels;
+using hyalign::kernels::testing::random_branches;
 
 namespace {
 
@@ -44,18 +46,7 @@ AlignProblem make_problem(std::mt19937& rng, const Alphabet& alphabet, std::size
   p.branches = branches;
   p.columns = columns;
   const auto& sets = alphabet.residue_sets();
-  p.states.resize(branches * columns);
-  p.cgap.resize(branches * columns);
-  const unsigned gap_percent = rng() % 60;
-  const unsigned cgap_percent = rng() % 4 == 0 ? 100 : rng() % 50;  // sometimes every column carries CGAP
-  for (std::size_t b = 0; b < branches; ++b) {
-    const bool all_gap = rng() % 8 == 0;
-    for (std::size_t c = 0; c < columns; ++c) {
-      const bool gap = all_gap || rng() % 100 < gap_percent;
-      p.states[b * columns + c] = gap ? alphabet.gap_set() : sets[rng() % sets.size()];
-      p.cgap[b * columns + c] = rng() % 100 < cgap_percent;
-    }
-  }
+  random_branches(rng, alphabet, branches, columns, p.states, p.cgap);
   const std::size_t plain = alphabet.kind() == AlphabetKind::dna ? 4 : 20;
   for (std::size_t q = 0; q < lengths.size(); ++q) {
     const std::size_t b = rng() % branches;
