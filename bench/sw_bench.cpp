@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
     }
     auto kernel = make_sw_cpu_kernel(choice, scoring);
     auto scorer = kernel->make_scorer();
-    SwTargets targets{residues.data(), offsets.data(), count};
+    SwSequences targets{residues.data(), offsets.data(), count};
     std::vector<int> scores(count);
     const double t0 = now();
     for (const auto& q : enc_queries) {

@@ -1,51 +1,86 @@
 #!/usr/bin/env bash
-# One command for the GPU machine: build with CUDA, run the GPU tests and golden tests on the GPU,
-# the GPU benchmark, and end-to-end runs; prints a short table last.
+# One command for the GPU machine: build with CUDA, run the GPU tests, the golden tests on the GPU,
+# the GPU benchmarks and end-to-end runs; prints a short table last.
 # usage: scripts/gpu-check.sh [BUILD_DIR]   (run from anywhere; needs cmake, g++, nvcc, zlib, fmt, CLI11, gtest)
+# SECTIONS (default "papara search") picks the parts to run. parasail, the test oracle, is taken
+# from .deps/*.deb when present (the GPU machine has no package registry).
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
 jobs=$(nproc)
+sections=${SECTIONS:-papara search}
+out=${OUT:-/tmp}
 log() { printf '\n== %s\n' "$*"; }
+want() { [[ " $sections " == *" $1 "* ]]; }
 
 log "machine"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
 lscpu | grep -m1 'Model name'
-echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) cores"
+echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)'), $(nproc) cores"
+
+prefix=()
+if compgen -G ".deps/*.deb" >/dev/null; then
+  for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
+  prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr)
+  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 
 log "build"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON >/dev/null || exit 1
-cmake --build "$build" -j"$jobs" --target hyalign hyalign_tests hyalign_bench_papara 2>&1 | grep -E 'error|warning: .*papara' ; \
-  [ -x "$build/hyalign" ] || { echo "build failed"; exit 1; }
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON "${prefix[@]}" >/dev/null || exit 1
+cmake --build "$build" -j"$jobs" --target hyalign hyalign_tests hyalign_bench_papara hyalign_bench_sw_gpu 2>&1 |
+  grep -E 'error|warning: .*(papara|sw)' ; [ -x "$build/hyalign" ] || { echo "build failed"; exit 1; }
+cuobjdump -sass "$build/src/CMakeFiles/hyalign_lib.dir/kernels/cuda/sw_cuda.cu.o" >"$out/sw_cuda.sass" 2>&1
 
-log "GPU unit tests (GPU == scalar, hybrid scheduler)"
-"$build/tests/hyalign_tests" --gtest_filter='PaparaGpu*:HybridScheduler*:PaparaGpuSupport*' 2>&1 | tail -n 15
-unit=${PIPESTATUS[0]}
+declare -A result
+if want search; then
+  log "Smith-Waterman: every kernel against parasail (GPU included)"
+  "$build/tests/hyalign_tests" --gtest_filter='*SwKernelTest*:*SwGpu*' 2>&1 | tail -n 12
+  result[sw_tests]=${PIPESTATUS[0]}
+  log "Smith-Waterman GPU benchmark: 20 queries x 1,000,000 copies of a length-256 protein"
+  "$build/bench/hyalign_bench_sw_gpu" --write-fasta /tmp/pseudo256.fasta | tee /tmp/sw_bench.txt
+  log "Smith-Waterman GPU benchmark: mixed lengths"
+  "$build/bench/hyalign_bench_sw_gpu" --mixed | tee -a /tmp/sw_bench.txt
+  if [ -x "$build/hyalign" ] && "$build/hyalign" search --help 2>&1 | grep -q -- --device; then
+    log "end to end: hyalign search, 20 queries x the pseudo-database, top 10 with tracebacks"
+    q=tests/data/sw/queries20.fasta
+    "$build/hyalign" search makedb -i /tmp/pseudo256.fasta -o /tmp/pseudo256.hdb 2>&1 | tail -n 1
+    for device in gpu all cpu; do
+      [ "$device" = cpu ] && [ -z "${CPU_E2E:-}" ] && continue
+      start=$EPOCHREALTIME
+      "$build/hyalign" search --device "$device" -q $q -d /tmp/pseudo256.hdb -o "/tmp/search_$device.tsv" 2>"/tmp/search_$device.log"
+      result[search_$device]=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f s", b - a }')
+      tail -n 4 "/tmp/search_$device.log"
+    done
+    cmp -s /tmp/search_gpu.tsv /tmp/search_all.tsv && result[search_same]=yes || result[search_same]=NO
+  fi
+fi
 
-log "golden tests on the GPU"
-(cd "$build" && ctest -R 'cli_golden_device_(gpu|all)' --output-on-failure >/tmp/golden_gpu.txt 2>&1)
-golden=$?
-grep -E 'FAIL|golden:|tests passed' /tmp/golden_gpu.txt | head -n 20
-
-log "GPU benchmark"
-"$build/bench/hyalign_bench_papara" --gpu --replicate "${REPLICATE:-20}" | tee /tmp/gpu_bench.txt
-
-log "end to end (hyalign papara, q2_16S reference, gut500 × ${REPLICATE:-20})"
-data=tests/data/papara/q2_16S
-reads=$(mktemp --suffix=.fasta)
-for r in $(seq 1 "${REPLICATE:-20}"); do sed "s/^>\(.*\)/>\1_r$r/" "$data/gut500.fasta"; done >"$reads"
-declare -A wall
-for device in gpu all cpu; do
-  start=$EPOCHREALTIME
-  "$build/hyalign" papara --device "$device" -j "$jobs" -t "$data/ref.unrooted.nwk" -s "$data/ref.phy" -q "$reads" \
-    -o "/tmp/e2e_$device.phy" 2>"/tmp/e2e_$device.log"
-  wall[$device]=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
-  grep -E 'scored|%' "/tmp/e2e_$device.log"
-done
-cmp -s /tmp/e2e_gpu.phy /tmp/e2e_cpu.phy && cmp -s /tmp/e2e_all.phy /tmp/e2e_cpu.phy && same=yes || same=NO
+if want papara; then
+  log "PaPaRa GPU unit tests (GPU == scalar, hybrid scheduler)"
+  "$build/tests/hyalign_tests" --gtest_filter='PaparaGpu*:HybridScheduler*:PaparaGpuSupport*' 2>&1 | tail -n 15
+  result[papara_unit]=${PIPESTATUS[0]}
+  log "golden tests on the GPU"
+  (cd "$build" && ctest -R 'cli_golden_device_(gpu|all)|cli_search' --output-on-failure >/tmp/golden_gpu.txt 2>&1)
+  result[golden]=$?
+  grep -E 'FAIL|golden:|tests passed' /tmp/golden_gpu.txt | head -n 20
+  log "PaPaRa GPU benchmark"
+  "$build/bench/hyalign_bench_papara" --gpu --replicate "${REPLICATE:-20}" | tee /tmp/gpu_bench.txt
+  log "end to end (hyalign papara, q2_16S reference, gut500 × ${REPLICATE:-20})"
+  data=tests/data/papara/q2_16S
+  reads=$(mktemp --suffix=.fasta)
+  for r in $(seq 1 "${REPLICATE:-20}"); do sed "s/^>\(.*\)/>\1_r$r/" "$data/gut500.fasta"; done >"$reads"
+  for device in gpu all cpu; do
+    start=$EPOCHREALTIME
+    "$build/hyalign" papara --device "$device" -j "$jobs" -t "$data/ref.unrooted.nwk" -s "$data/ref.phy" -q "$reads" \
+      -o "/tmp/e2e_$device.phy" 2>"/tmp/e2e_$device.log"
+    result[papara_$device]=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f s", b - a }')
+    grep -E 'scored|%' "/tmp/e2e_$device.log"
+  done
+  cmp -s /tmp/e2e_gpu.phy /tmp/e2e_cpu.phy && cmp -s /tmp/e2e_all.phy /tmp/e2e_cpu.phy && result[papara_same]=yes ||
+    result[papara_same]=NO
+fi
 
 log "summary"
-printf '%-44s %s\n' "GPU unit tests exit code" "$unit" "golden on GPU (ctest exit code)" "$golden" \
-  "end-to-end outputs gpu == all == cpu" "$same"
-for device in gpu all cpu; do printf '%-44s %.2f s\n' "end to end wall, --device $device" "${wall[$device]}"; done
-tail -n 6 /tmp/gpu_bench.txt
+for key in $(printf '%s\n' "${!result[@]}" | sort); do printf '%-24s %s\n' "$key" "${result[$key]}"; done
+want search && grep -E 'GCUPS|checked' /tmp/sw_bench.txt
+want papara && tail -n 6 /tmp/gpu_bench.txt

@@ -12,9 +12,9 @@ namespace {
 class ScalarSwScorer final : public SwScorer {
  public:
   explicit ScalarSwScorer(const SwScoring& scoring) : scoring_(scoring) {}
-  void score(std::span<const std::uint8_t> query, const SwTargets& targets, std::size_t first, std::size_t count,
+  void score(std::span<const std::uint8_t> query, const SwSequences& targets, std::size_t first, std::size_t count,
              int* scores) override {
-    for (std::size_t t = 0; t < count; ++t) scores[t] = sw_score_scalar(query, targets.target(first + t), scoring_);
+    for (std::size_t t = 0; t < count; ++t) scores[t] = sw_score_scalar(query, targets.sequence(first + t), scoring_);
   }
 
  private:

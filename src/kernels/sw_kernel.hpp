@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "core/score_matrix.hpp"
-#include "kernels/papara_kernel.hpp"  // KernelChoice, cpu_supports
+#include "kernels/papara_kernel.hpp"  // KernelChoice, WorkTile
 
 namespace hyalign::kernels {
 
@@ -40,24 +40,31 @@ struct SwAlignment {
 SwAlignment sw_align_scalar(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target,
                             const SwScoring& scoring);
 
-// Many targets in one buffer: target t is residues[offsets[t] .. offsets[t+1]).
-struct SwTargets {
+// Many sequences in one buffer: sequence i is residues[offsets[i] .. offsets[i+1]).
+struct SwSequences {
   const std::uint8_t* residues = nullptr;
   const std::size_t* offsets = nullptr;
   std::size_t count = 0;
-  std::span<const std::uint8_t> target(std::size_t t) const {
-    return {residues + offsets[t], offsets[t + 1] - offsets[t]};
+  std::span<const std::uint8_t> sequence(std::size_t i) const {
+    return {residues + offsets[i], offsets[i + 1] - offsets[i]};
   }
 };
 
-// Scores one query against many targets. Exact: every score equals sw_score_scalar's (8-bit lanes
-// first; lanes that saturate are re-run in 16 bits, then 32 bits).
+// Scores queries against targets. Exact: every score equals sw_score_scalar's (the SIMD kernels run
+// 8-bit lanes first and re-run saturated lanes in 16 then 32 bits; the GPU re-runs on the CPU the
+// pairs whose 16-bit score comes near overflow).
 class SwScorer {
  public:
   virtual ~SwScorer() = default;
   // scores[t - first] = score of query against target t, for t in [first, first + count).
-  virtual void score(std::span<const std::uint8_t> query, const SwTargets& targets, std::size_t first,
+  virtual void score(std::span<const std::uint8_t> query, const SwSequences& targets, std::size_t first,
                      std::size_t count, int* scores) = 0;
+  // A rectangle: scores[(q - tile.first_query) * tile.target_count + (t - tile.first_target)].
+  virtual void score_tile(const SwSequences& queries, const SwSequences& targets, const WorkTile& tile, int* scores) {
+    for (std::size_t q = 0; q < tile.query_count; ++q)
+      score(queries.sequence(tile.first_query + q), targets, tile.first_target, tile.target_count,
+            scores + q * tile.target_count);
+  }
 };
 
 class SwKernel {
@@ -67,7 +74,12 @@ class SwKernel {
   // Targets per vector (the inter-sequence width of the 8-bit pass); callers hand out work in
   // multiples of it, sorted by length so lanes finish together.
   virtual std::size_t lanes() const = 0;
+  // The targets that scorers will be given until the next call (a GPU copies them to its memory);
+  // they must stay alive until then.
+  virtual void set_targets(const SwSequences& /*targets*/) {}
   virtual std::unique_ptr<SwScorer> make_scorer() const = 0;  // one per thread
+  // Seconds spent inside device kernels so far (GPU kernels; 0 for CPU kernels).
+  virtual double device_seconds() const { return 0; }
 };
 
 std::unique_ptr<SwKernel> make_sw_cpu_kernel(KernelChoice choice, const SwScoring& scoring);

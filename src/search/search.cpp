@@ -127,7 +127,7 @@ void run_search(const SearchOptions& o) {
     const auto chunk_start = std::chrono::steady_clock::now();
     const std::size_t block = kernel->lanes() * 32;
     const std::size_t blocks = (sorted.size() + block - 1) / block;
-    const kernels::SwTargets targets = sorted.targets();
+    const kernels::SwSequences targets = sorted.targets();
     parallel_for(nq * blocks, threads, [&](std::size_t task, unsigned w) {
       const std::size_t q = task / blocks, first = (task % blocks) * block;
       const std::size_t count = std::min(block, sorted.size() - first);

@@ -1,6 +1,7 @@
 // Smith–Waterman kernels against an independent oracle (parasail_sw, libparasail): the scalar
-// reference and every SIMD kernel, on random protein and DNA sets with mixed lengths, scores that
-// overflow 8 and 16 bits, and degenerate inputs; plus the scalar traceback's internal consistency.
+// reference, every SIMD kernel and the GPU kernel, on random protein and DNA sets with mixed lengths,
+// scores that overflow 8 and 16 bits, and degenerate inputs; plus the scalar traceback's internal
+// consistency. GPU cases skip with a message where no usable GPU is present (CI).
 #include <gtest/gtest.h>
 #include <parasail.h>
 #include <parasail/matrix_lookup.h>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/score_matrix.hpp"
+#include "kernels/cuda/sw_cuda.hpp"
 #include "kernels/sw_kernel.hpp"
 
 using namespace hyalign;
@@ -119,13 +121,21 @@ std::size_t random_length(std::mt19937& rng, std::size_t max) {
   return std::uniform_int_distribution<std::size_t>(1, max)(rng);
 }
 
-// Scores every target with `kernel`, through a scorer, in calls of uneven sizes.
-std::vector<int> run_kernel(const SwKernel& kernel, const std::vector<std::uint8_t>& query,
-                            const std::vector<std::vector<std::uint8_t>>& targets) {
+struct EncodedSet {
   std::vector<std::uint8_t> residues;
   std::vector<std::size_t> offsets{0};
-  for (const auto& t : targets) residues.insert(residues.end(), t.begin(), t.end()), offsets.push_back(residues.size());
-  SwTargets view{residues.data(), offsets.data(), targets.size()};
+  explicit EncodedSet(const std::vector<std::vector<std::uint8_t>>& seqs) {
+    for (const auto& s : seqs) residues.insert(residues.end(), s.begin(), s.end()), offsets.push_back(residues.size());
+  }
+  SwSequences view() const { return {residues.data(), offsets.data(), offsets.size() - 1}; }
+};
+
+// Scores every target with `kernel`, through a scorer, in calls of uneven sizes.
+std::vector<int> run_kernel(SwKernel& kernel, const std::vector<std::uint8_t>& query,
+                            const std::vector<std::vector<std::uint8_t>>& targets) {
+  const EncodedSet set(targets);
+  const SwSequences view = set.view();
+  kernel.set_targets(view);
   std::vector<int> scores(targets.size(), -1);
   auto scorer = kernel.make_scorer();
   const std::size_t chunk = 3 * kernel.lanes() + 5;
@@ -134,15 +144,31 @@ std::vector<int> run_kernel(const SwKernel& kernel, const std::vector<std::uint8
   return scores;
 }
 
-class SwKernelTest : public ::testing::TestWithParam<KernelChoice> {
+// The kernels under test: the CPU kernels by name, and "gpu" (the first usable GPU).
+const std::vector<std::string> kKernelNames = {"scalar", "avx2", "avx512", "gpu"};
+
+// nullptr when the GPU kernel does not take this scoring (it is then scored on the CPU).
+std::unique_ptr<SwKernel> make_kernel(const std::string& name, const SwScoring& scoring) {
+  if (name == "gpu") return cuda::make_sw_gpu_kernel(cuda::usable_gpus().front().index, scoring);
+  return make_sw_cpu_kernel(parse_kernel_choice(name), scoring);
+}
+
+class SwKernelTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (!cpu_supports(GetParam()))
-      GTEST_SKIP() << "SKIPPED: this CPU lacks the instruction set of kernel " << kernel_name(GetParam());
+    if (GetParam() == "gpu") {
+      if (cuda::usable_gpus().empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << cuda::gpu_unavailable_reason();
+    } else if (!cpu_supports(parse_kernel_choice(GetParam()))) {
+      GTEST_SKIP() << "SKIPPED: this CPU lacks the instruction set of kernel " << GetParam();
+    }
   }
   // Every kernel score equals parasail's, for one query against a batch of targets.
   void expect_batch(const Oracle& setup, const std::string& query, const std::vector<std::string>& targets) {
-    auto kernel = make_sw_cpu_kernel(GetParam(), setup.scoring);
+    auto kernel = make_kernel(GetParam(), setup.scoring);
+    if (!kernel) {
+      ASSERT_FALSE(cuda::sw_gpu_unsupported_reason(setup.scoring).empty());
+      return;
+    }
     std::vector<std::vector<std::uint8_t>> encoded;
     for (const auto& t : targets) encoded.push_back(setup.encode(t));
     const auto scores = run_kernel(*kernel, setup.encode(query), encoded);
@@ -182,7 +208,7 @@ TEST_P(SwKernelTest, ShortAndDegenerateInputs) {
                                      std::string(300, 'A'), random_seq(rng, setup.letters, 1)})
       expect_batch(setup, query, targets);
     // Empty query: every score is 0.
-    auto kernel = make_sw_cpu_kernel(GetParam(), setup.scoring);
+    auto kernel = make_kernel(GetParam(), setup.scoring);
     std::vector<std::vector<std::uint8_t>> encoded;
     for (const auto& t : targets) encoded.push_back(setup.encode(t));
     for (int s : run_kernel(*kernel, {}, encoded)) EXPECT_EQ(s, 0);
@@ -237,9 +263,39 @@ TEST_P(SwKernelTest, LongSequences) {
   expect_batch(setup, query, targets);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, SwKernelTest,
-                         ::testing::Values(KernelChoice::scalar, KernelChoice::avx2, KernelChoice::avx512),
-                         [](const auto& info) { return std::string(kernel_name(info.param)); });
+// Many queries at once (a GPU launch takes them together; striped targets split them into several
+// launches), tiles at odd offsets, targets on both sides of the GPU's 64/128/192/256-row shapes.
+TEST_P(SwKernelTest, TilesOfManyQueries) {
+  std::mt19937 rng(77);
+  Oracle setup(configs()[0]);
+  std::vector<std::string> queries;
+  for (int q = 0; q < 9; ++q) queries.push_back(random_seq(rng, kAmino, q == 0 ? 0 : 3000 + rng() % 2000));
+  queries.push_back("W");
+  std::vector<std::string> targets;
+  for (std::size_t length : {0, 1, 63, 64, 65, 128, 129, 192, 193, 256, 257, 511, 513, 700})
+    targets.push_back(random_seq(rng, kAmino, length));
+  targets.push_back(mutate(rng, queries[3].substr(100, 900), kAmino, 0.1));
+  std::shuffle(targets.begin(), targets.end(), rng);
+  auto kernel = make_kernel(GetParam(), setup.scoring);
+  std::vector<std::vector<std::uint8_t>> enc_q, enc_t;
+  for (const auto& q : queries) enc_q.push_back(setup.encode(q));
+  for (const auto& t : targets) enc_t.push_back(setup.encode(t));
+  const EncodedSet qs(enc_q), ts(enc_t);
+  kernel->set_targets(ts.view());
+  auto scorer = kernel->make_scorer();
+  for (const WorkTile tile : {WorkTile{0, targets.size(), 0, queries.size()}, WorkTile{3, 9, 1, 8}, WorkTile{7, 1, 4, 2}}) {
+    std::vector<int> scores(tile.query_count * tile.target_count, -1);
+    scorer->score_tile(qs.view(), ts.view(), tile, scores.data());
+    for (std::size_t q = 0; q < tile.query_count; ++q)
+      for (std::size_t t = 0; t < tile.target_count; ++t)
+        ASSERT_EQ(scores[q * tile.target_count + t],
+                  setup.oracle_score(queries[tile.first_query + q], targets[tile.first_target + t]))
+            << kernel->name() << " query " << tile.first_query + q << " target " << tile.first_target + t;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernels, SwKernelTest, ::testing::ValuesIn(kKernelNames),
+                         [](const auto& info) { return info.param; });
 
 TEST(SwScalar, MatchesParasailOnRandomPairs) {
   std::mt19937 rng(42);

@@ -5,7 +5,6 @@
 // the warp: lane t holds rows [tR, tR + R) in registers; the branch columns stream through the warp
 // as a wavefront (lane t works on column s - t at step s) and each lane hands its bottom row's S and I
 // to the next lane with one shuffle. The DP state never leaves registers.
-// (fmt is not used here: its headers do not compile under nvcc in C++20 mode.)
 //
 // Short queries are padded at the top with rows of a symbol that matches nothing: with open, extend
 // and match_cgap <= 0 those rows compute S = 0 exactly (the free boundary S(i,0) = 0) and leave
@@ -20,6 +19,7 @@
 #include <stdexcept>
 
 #include "kernels/cuda/papara_cuda.hpp"
+#include "kernels/cuda/cuda_support.cuh"
 #include "kernels/simd/papara_simd_common.hpp"
 
 namespace hyalign::kernels::cuda {
@@ -33,9 +33,6 @@ constexpr unsigned kMinusInfinity2 = 0xC000C000u;  // -16384 in both halves: far
 constexpr int kWarpsPerBlock = 4;
 constexpr long long kScoreLimit = 15000;           // keeps real scores clear of the sentinel
 
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(status));
-}
 
 __device__ __forceinline__ unsigned add2(unsigned a, unsigned b) { return __viaddmax_s16x2(a, b, 0x80008000u); }
 
@@ -122,38 +119,6 @@ constexpr std::array<KernelFn, sizeof...(Rs)> kernel_table(std::integer_sequence
 }
 const auto kKernels = kernel_table(std::make_integer_sequence<int, kMaxRowsPerLane / kRowStep>());
 
-cudaError_t allocate_device(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
-cudaError_t allocate_pinned(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
-
-// Device or pinned host memory that grows on demand.
-template <typename T, cudaError_t (*Allocate)(void**, std::size_t), cudaError_t (*Release)(void*)>
-struct CudaBuffer {
-  T* ptr = nullptr;
-  std::size_t size = 0;
-  CudaBuffer() = default;
-  CudaBuffer(const CudaBuffer&) = delete;
-  CudaBuffer& operator=(const CudaBuffer&) = delete;
-  ~CudaBuffer() {
-    if (ptr) Release(ptr);
-  }
-  void reserve(std::size_t n) {
-    if (n <= size) return;
-    if (ptr) Release(ptr);
-    ptr = nullptr;
-    void* p = nullptr;
-    check(Allocate(&p, std::max<std::size_t>(n, 1) * sizeof(T)), "allocation");
-    ptr = static_cast<T*>(p);
-    size = n;
-  }
-  void upload(const std::vector<T>& host) {
-    reserve(host.size());
-    check(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  }
-};
-template <typename T>
-using DeviceBuffer = CudaBuffer<T, allocate_device, cudaFree>;
-template <typename T>
-using PinnedBuffer = CudaBuffer<T, allocate_pinned, cudaFreeHost>;
 
 class GpuKernel;
 
@@ -346,30 +311,6 @@ void GpuScorer::score_tile(const WorkTile& tile, ScoreSink& sink) {
 }
 
 }  // namespace
-
-std::vector<GpuInfo> usable_gpus() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) return {};
-  std::vector<GpuInfo> gpus;
-  for (int d = 0; d < count; ++d) {
-    cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, d) != cudaSuccess || prop.major < 9) continue;  // DPX needs sm_90
-    cudaSetDevice(d);
-    cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);  // waiting threads sleep instead of spinning
-    std::size_t free_bytes = 0, total_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) continue;
-    gpus.push_back({d, prop.name, free_bytes});
-  }
-  return gpus;
-}
-
-std::string gpu_unavailable_reason() {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) return std::string("no CUDA device (") + cudaGetErrorString(status) + ")";
-  if (count == 0) return "no CUDA device";
-  return "no CUDA device of compute capability 9.0 or newer (the kernel uses Hopper DPX instructions)";
-}
 
 std::string gpu_unsupported_reason(const PaparaProblem& problem) {
   if (problem.alphabet->residue_sets().size() > kPadSymbol) return "the GPU kernel handles DNA only";

@@ -1,22 +1,13 @@
 #pragma once
-// CUDA scoring of PaPaRa (query, branch) pairs. Without CUDA at build time, or without a usable GPU
-// at run time, `usable_gpus()` is empty and `gpu_unavailable_reason()` says why.
+// CUDA scoring of PaPaRa (query, branch) pairs.
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "kernels/cuda/gpu_devices.hpp"
 #include "kernels/papara_kernel.hpp"
 
 namespace hyalign::kernels::cuda {
-
-struct GpuInfo {
-  int index = 0;
-  std::string name;
-  std::size_t free_bytes = 0;
-};
-
-std::vector<GpuInfo> usable_gpus();
-std::string gpu_unavailable_reason();
 
 // Why this problem cannot run on the GPU kernel at all ("" when it can): protein data, or scoring
 // parameters outside what the packed kernel handles exactly. Single queries it cannot take (too

@@ -184,12 +184,12 @@ class SimdSwScorer final : public SwScorer {
     exact_ok_ = scoring.gap_open >= 0 && scoring.gap_extend >= 0;
   }
 
-  void score(std::span<const std::uint8_t> query, const SwTargets& targets, std::size_t first, std::size_t count,
+  void score(std::span<const std::uint8_t> query, const SwSequences& targets, std::size_t first, std::size_t count,
              int* scores) override {
     std::size_t k = k_;
     for (std::uint8_t q : query) k = std::max<std::size_t>(k, std::size_t{q} + 1);
     if (!exact_ok_ || k > 32) {
-      for (std::size_t t = 0; t < count; ++t) scores[t] = sw_score_scalar(query, targets.target(first + t), scoring_);
+      for (std::size_t t = 0; t < count; ++t) scores[t] = sw_score_scalar(query, targets.sequence(first + t), scoring_);
       return;
     }
     order_.resize(count);
@@ -205,12 +205,12 @@ class SimdSwScorer final : public SwScorer {
     redo32_.clear();
     if (use16_) run_groups<T16>(pass16_, query, targets, first, redo16_, k, scores, redo32_);
     else redo32_ = redo16_;
-    for (std::size_t t : redo32_) scores[t] = sw_score_scalar(query, targets.target(first + t), scoring_);
+    for (std::size_t t : redo32_) scores[t] = sw_score_scalar(query, targets.sequence(first + t), scoring_);
   }
 
  private:
   template <typename T, typename Pass>
-  void run_groups(Pass& pass, std::span<const std::uint8_t> query, const SwTargets& targets, std::size_t first,
+  void run_groups(Pass& pass, std::span<const std::uint8_t> query, const SwSequences& targets, std::size_t first,
                   const std::vector<std::size_t>& which, std::size_t k, int* scores, std::vector<std::size_t>& redo) {
     constexpr std::size_t W = T::kLanes;
     std::span<const std::uint8_t> group[W];
@@ -218,7 +218,7 @@ class SimdSwScorer final : public SwScorer {
     constexpr int ceiling = SwLanePass<T>::saturated();
     for (std::size_t g = 0; g < which.size(); g += W) {
       const std::size_t lanes = std::min(W, which.size() - g);
-      for (std::size_t l = 0; l < lanes; ++l) group[l] = targets.target(first + which[g + l]);
+      for (std::size_t l = 0; l < lanes; ++l) group[l] = targets.sequence(first + which[g + l]);
       pass.run(query, group, lanes, tables_, k, scoring_.gap_open, scoring_.gap_extend, best);
       for (std::size_t l = 0; l < lanes; ++l) {
         const int s = best[l];

@@ -1,0 +1,434 @@
+// CUDA kernel for Smith–Waterman database search scores (local alignment, affine gaps).
+//
+// One warp scores a pair of database sequences packed as 16x2 in 32-bit registers against the
+// queries, with Hopper's DPX instructions. The database pair lies along the warp (lane t holds rows
+// [tR, tR + R) of both sequences) and each query streams through it as a wavefront: at step s lane t
+// works on query column s - t and hands its bottom row's H and F to the next lane with one shuffle.
+// The substitution scores come from a per-warp "pair profile" in shared memory: for every query
+// letter and every database row, the packed pair (score(letter, a_row), score(letter, b_row)), so a
+// cell needs no shuffling of bytes. Database sequences longer than 32 × 8 rows run in stripes of 256
+// rows, the bottom row of one stripe feeding the next through a per-warp buffer in global memory.
+//
+// Recurrence (BLAST gaps: length k costs open + k·extend; oe = open + extend), with the gap states
+// kept shifted by oe so that each update is one DPX instruction:
+//   E*(i,j+1) = max(E*(i,j) − e, H(i,j))          F*(i,j) = max(F*(i−1,j) − e, H(i−1,j))
+//   H(i,j) = max(0, H(i−1,j−1) + s, E*(i,j) − oe, F*(i,j) − oe)
+// H, E*, F* are never negative, so nothing underflows. Padding (query columns before and after each
+// query, database rows after each sequence) scores far below zero against everything: before a
+// sequence it leaves the exact boundary state, after it no cell can exceed a real cell, so the
+// maximum is exact without masks. The maximum is taken over H(i−1,j−1) + s: a best local alignment
+// ends on a substitution. Scores within max_score of 32767 could have wrapped and are re-run on the CPU.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <mutex>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cuda/cuda_support.cuh"
+#include "kernels/cuda/sw_cuda.hpp"
+
+namespace hyalign::kernels::cuda {
+namespace {
+
+constexpr int kWarpsPerBlock = 2;
+constexpr int kMaxRowsPerLane = 8;
+constexpr int kStripeRows = 32 * kMaxRowsPerLane;
+constexpr int kQueryPad = 32;                      // padding letters before and after each query
+constexpr short kPadScore = -1024;                 // padding against anything
+constexpr unsigned kAddOnly = 0x80008000u;         // max(a + b, -32768) = a + b
+constexpr std::size_t kBoundaryEntries = 1 << 15;  // per warp: query columns of one launch, with padding
+
+struct SwLaunch {
+  const unsigned char* residues;          // the current targets
+  const unsigned long long* offsets;
+  unsigned long long first_target;
+  unsigned target_count;
+  unsigned pairs;
+  const unsigned char* queries;           // padded letters
+  const unsigned* query_starts;           // first real letter of each query
+  const unsigned* query_lengths;
+  const unsigned* boundary_starts;        // each query's entries in a warp's boundary buffer
+  int query_count;
+  uint2* boundary;                        // nullptr when every target fits one stripe
+  unsigned boundary_stride;
+  const short* matrix;                    // codes × codes, query letter major; the last code pads
+  int codes;
+  unsigned neg_open_extend2, neg_extend2;
+  unsigned* next_pair;
+  unsigned* scores;                       // [query][pair], packed 16x2
+};
+
+// Profile words of a lane: [code][vector][lane][VW] words, so a quarter warp's 16-byte loads hit
+// distinct banks.
+template <int R>
+struct ProfileShape {
+  static constexpr int kWidth = R % 4 == 0 ? 4 : 2;  // words per vector load
+  static constexpr int kVectors = R / kWidth;
+  using Vec = std::conditional_t<kWidth == 4, uint4, uint2>;
+};
+
+template <int R>
+__device__ void build_profile(const SwLaunch& p, const short* matrix, unsigned* profile, int lane,
+                              const unsigned char* a, unsigned la, const unsigned char* b, unsigned lb, unsigned row0) {
+  using Shape = ProfileShape<R>;
+  const unsigned char pad = static_cast<unsigned char>(p.codes - 1);
+  unsigned char ca[R], cb[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const unsigned g = row0 + lane * R + r;
+    ca[r] = g < la ? a[g] : pad;
+    cb[r] = g < lb ? b[g] : pad;
+  }
+  for (int code = 0; code < p.codes; ++code) {
+    const short* row = matrix + code * p.codes;
+#pragma unroll
+    for (int v = 0; v < Shape::kVectors; ++v) {
+      unsigned w[Shape::kWidth];
+#pragma unroll
+      for (int c = 0; c < Shape::kWidth; ++c) {
+        const int r = v * Shape::kWidth + c;
+        w[c] = static_cast<unsigned short>(row[ca[r]]) | static_cast<unsigned>(static_cast<unsigned short>(row[cb[r]])) << 16;
+      }
+      unsigned* dst = profile + ((code * Shape::kVectors + v) * 32 + lane) * Shape::kWidth;
+      if constexpr (Shape::kWidth == 4)
+        *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+      else
+        *reinterpret_cast<uint2*>(dst) = make_uint2(w[0], w[1]);
+    }
+  }
+}
+
+template <int R>
+__device__ __forceinline__ void load_profile(const unsigned* profile, unsigned code, int lane, unsigned (&w)[R]) {
+  using Shape = ProfileShape<R>;
+  const auto* vec = reinterpret_cast<const typename Shape::Vec*>(profile);
+#pragma unroll
+  for (int v = 0; v < Shape::kVectors; ++v) {
+    const auto x = vec[(code * Shape::kVectors + v) * 32 + lane];
+    w[v * Shape::kWidth] = x.x;
+    w[v * Shape::kWidth + 1] = x.y;
+    if constexpr (Shape::kWidth == 4) {
+      w[v * Shape::kWidth + 2] = x.z;
+      w[v * Shape::kWidth + 3] = x.w;
+    }
+  }
+}
+
+// One stripe of a database pair against one query; returns this lane's maximum (16x2).
+// `boundary`: the previous stripe's bottom row per query column (read unless `first`), replaced by
+// this stripe's (written unless `last`).
+template <int R>
+__device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* profile, const unsigned char* query, int m,
+                                         uint2* boundary, bool first, bool last, int lane) {
+  unsigned h[R], e[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) h[r] = 0, e[r] = 0;  // H(i,-1) = 0, so E*(i,0) = 0
+  unsigned h_out = 0, f_out = 0, diag = 0, best = 0;
+  unsigned w[R];
+  load_profile<R>(profile, __ldg(query - lane), lane, w);
+  uint2 top = first ? make_uint2(0, 0) : boundary[0];
+  const int steps = m + 31;
+  for (int s = 0; s < steps; ++s) {
+    unsigned h_in = __shfl_up_sync(0xffffffffu, h_out, 1);
+    unsigned f_in = __shfl_up_sync(0xffffffffu, f_out, 1);
+    if (lane == 0) {  // the row above the stripe: H(-1,j) = 0, F*(0,j) = 0, or the previous stripe
+      h_in = top.x;
+      f_in = top.y;
+      if (!first) top = boundary[s + 1];
+    }
+    const int j = s - lane;
+    const unsigned next_code = __ldg(query + j + 1);
+    unsigned d = diag, up = h_in, f = f_in, ds_prev = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const unsigned ds = __viaddmax_s16x2(d, w[r], kAddOnly);
+      if (r & 1) best = __vimax3_s16x2(best, ds_prev, ds);
+      ds_prev = ds;
+      const unsigned t = __viaddmax_s16x2_relu(e[r], p.neg_open_extend2, ds);
+      f = __viaddmax_s16x2(f, p.neg_extend2, up);
+      const unsigned hv = __viaddmax_s16x2(f, p.neg_open_extend2, t);
+      e[r] = __viaddmax_s16x2(e[r], p.neg_extend2, hv);
+      d = h[r];
+      h[r] = hv;
+      up = hv;
+    }
+    h_out = up;
+    f_out = f;
+    diag = h_in;
+    if (!last && lane == 31 && j >= 0) boundary[j] = make_uint2(h_out, f_out);
+    load_profile<R>(profile, next_code, lane, w);
+  }
+  return best;
+}
+
+template <int R>
+__device__ void score_pair(const SwLaunch& p, const short* matrix, unsigned* profile, uint2* boundary, int lane,
+                           unsigned pair, const unsigned char* a, unsigned la, const unsigned char* b, unsigned lb) {
+  constexpr unsigned kRows = 32 * R;
+  const unsigned stripes = max(1u, (max(la, lb) + kRows - 1) / kRows);
+  for (unsigned k = 0; k < stripes; ++k) {
+    __syncwarp();  // the previous stripe's profile reads and boundary writes are done
+    build_profile<R>(p, matrix, profile, lane, a, la, b, lb, k * kRows);
+    __syncwarp();
+    const bool first = k == 0, last = k + 1 == stripes;
+    for (int q = 0; q < p.query_count; ++q) {
+      unsigned best = stripe_against_query<R>(p, profile, p.queries + p.query_starts[q], static_cast<int>(p.query_lengths[q]),
+                                              last && first ? nullptr : boundary + p.boundary_starts[q], first, last, lane);
+#pragma unroll
+      for (int x = 16; x > 0; x >>= 1) best = __vimax_s16x2_relu(best, __shfl_xor_sync(0xffffffffu, best, x));
+      if (lane == 0) {
+        unsigned* out = p.scores + static_cast<std::size_t>(q) * p.pairs + pair;
+        *out = first ? best : __vimax_s16x2_relu(*out, best);
+      }
+    }
+  }
+}
+
+__global__ void __launch_bounds__(32 * kWarpsPerBlock) sw_search_kernel(SwLaunch p) {
+  extern __shared__ uint4 shared[];
+  const int lane = threadIdx.x & 31;
+  short* matrix = reinterpret_cast<short*>(shared);
+  for (int i = threadIdx.x; i < p.codes * p.codes; i += blockDim.x) matrix[i] = p.matrix[i];
+  __syncthreads();
+  const int matrix_vectors = (p.codes * p.codes * 2 + 15) / 16;
+  unsigned* profile = reinterpret_cast<unsigned*>(shared + matrix_vectors) +
+                      static_cast<std::size_t>(threadIdx.x >> 5) * p.codes * kStripeRows;
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  uint2* boundary = p.boundary ? p.boundary + warp * p.boundary_stride : nullptr;
+  if (boundary)  // read by lane 0 in the steps after each query's last column
+    for (int q = 0; q < p.query_count; ++q) boundary[p.boundary_starts[q] + p.query_lengths[q] + lane] = make_uint2(0, 0);
+
+  for (;;) {
+    unsigned pair = 0;
+    if (lane == 0) pair = atomicAdd(p.next_pair, 1u);
+    pair = __shfl_sync(0xffffffffu, pair, 0);
+    if (pair >= p.pairs) break;
+    const unsigned long long ta = p.first_target + 2ull * pair;
+    const unsigned char* a = p.residues + p.offsets[ta];
+    const unsigned la = static_cast<unsigned>(p.offsets[ta + 1] - p.offsets[ta]);
+    const bool has_b = 2 * pair + 1 < p.target_count;
+    const unsigned char* b = has_b ? p.residues + p.offsets[ta + 1] : a;
+    const unsigned lb = has_b ? static_cast<unsigned>(p.offsets[ta + 2] - p.offsets[ta + 1]) : 0;
+    const unsigned len = max(la, lb);
+    if (len <= 64) score_pair<2>(p, matrix, profile, boundary, lane, pair, a, la, b, lb);
+    else if (len <= 128) score_pair<4>(p, matrix, profile, boundary, lane, pair, a, la, b, lb);
+    else if (len <= 192) score_pair<6>(p, matrix, profile, boundary, lane, pair, a, la, b, lb);
+    else score_pair<8>(p, matrix, profile, boundary, lane, pair, a, la, b, lb);
+  }
+}
+
+unsigned pack2(int v) { return (static_cast<unsigned>(v) & 0xFFFFu) * 0x00010001u; }
+
+class GpuSwKernel;
+
+class GpuSwScorer final : public SwScorer {
+ public:
+  explicit GpuSwScorer(const GpuSwKernel& kernel);
+  ~GpuSwScorer() override;
+  void score(std::span<const std::uint8_t> query, const SwSequences& targets, std::size_t first, std::size_t count,
+             int* scores) override;
+  void score_tile(const SwSequences& queries, const SwSequences& targets, const WorkTile& tile, int* scores) override;
+
+ private:
+  // Queries [begin, end) of the tile in one launch.
+  void launch(const SwSequences& queries, const SwSequences& targets, const WorkTile& tile, std::size_t begin,
+              std::size_t end, bool striped, int* scores);
+
+  const GpuSwKernel& kernel_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  PinnedBuffer<unsigned char> host_letters_;
+  PinnedBuffer<unsigned> host_index_, host_scores_;
+  DeviceBuffer<unsigned char> letters_;
+  DeviceBuffer<unsigned> index_, scores_, counter_;
+  DeviceBuffer<uint2> boundary_;
+};
+
+class GpuSwKernel final : public SwKernel {
+ public:
+  GpuSwKernel(int device, const SwScoring& scoring) : device_(device), scoring_(scoring) {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    name_ = "gpu" + std::to_string(device) + " (" + prop.name + ")";
+    const ScoreMatrix& matrix = *scoring.matrix;
+    codes_ = matrix.size() + 1;
+    std::vector<short> table(static_cast<std::size_t>(codes_) * codes_, kPadScore);
+    for (int q = 0; q < matrix.size(); ++q)
+      for (int t = 0; t < matrix.size(); ++t)
+        table[q * codes_ + t] = static_cast<short>(matrix.score(static_cast<std::uint8_t>(q), static_cast<std::uint8_t>(t)));
+    matrix_.upload(table);
+    overflow_limit_ = 32767 - std::max(0, matrix.max_score());
+    shared_bytes_ = (static_cast<std::size_t>(codes_) * codes_ * 2 + 15) / 16 * 16 +
+                    static_cast<std::size_t>(kWarpsPerBlock) * codes_ * kStripeRows * 4;
+    check(cudaFuncSetAttribute(sw_search_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(shared_bytes_)),
+          "shared memory size");
+    int blocks_per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, sw_search_kernel, 32 * kWarpsPerBlock,
+                                                        shared_bytes_),
+          "occupancy");
+    blocks_ = static_cast<unsigned>(std::max(1, blocks_per_sm) * prop.multiProcessorCount);
+  }
+
+  std::string_view name() const override { return name_; }
+  std::size_t lanes() const override { return 2; }
+  void set_targets(const SwSequences& targets) override {
+    check(cudaSetDevice(device_), "cudaSetDevice");
+    targets_ = targets;
+    residues_.upload(targets.residues, targets.offsets[targets.count]);
+    std::vector<unsigned long long> offsets(targets.offsets, targets.offsets + targets.count + 1);
+    offsets_.upload(offsets);
+  }
+  std::unique_ptr<SwScorer> make_scorer() const override { return std::make_unique<GpuSwScorer>(*this); }
+  double device_seconds() const override {
+    std::lock_guard lock(stats_mutex_);
+    return kernel_seconds_;
+  }
+
+  int device_;
+  SwScoring scoring_;
+  std::string name_;
+  int codes_ = 0;
+  int overflow_limit_ = 0;
+  std::size_t shared_bytes_ = 0;
+  unsigned blocks_ = 0;
+  SwSequences targets_{};
+  DeviceBuffer<short> matrix_;
+  DeviceBuffer<unsigned char> residues_;
+  DeviceBuffer<unsigned long long> offsets_;
+  mutable std::mutex stats_mutex_;
+  mutable double kernel_seconds_ = 0;
+};
+
+GpuSwScorer::GpuSwScorer(const GpuSwKernel& kernel) : kernel_(kernel) {
+  check(cudaSetDevice(kernel.device_), "cudaSetDevice");
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaEventCreateWithFlags(&start_, cudaEventBlockingSync), "cudaEventCreate");
+  check(cudaEventCreateWithFlags(&stop_, cudaEventBlockingSync), "cudaEventCreate");
+  counter_.reserve(1);
+}
+
+GpuSwScorer::~GpuSwScorer() {
+  cudaEventDestroy(start_);
+  cudaEventDestroy(stop_);
+  cudaStreamDestroy(stream_);
+}
+
+void GpuSwScorer::score(std::span<const std::uint8_t> query, const SwSequences& targets, std::size_t first,
+                        std::size_t count, int* scores) {
+  const std::size_t offsets[2] = {0, query.size()};
+  score_tile({query.data(), offsets, 1}, targets, {first, count, 0, 1}, scores);
+}
+
+void GpuSwScorer::score_tile(const SwSequences& queries, const SwSequences& targets, const WorkTile& tile,
+                             int* scores) {
+  if (tile.target_count == 0 || tile.query_count == 0) return;
+  check(cudaSetDevice(kernel_.device_), "cudaSetDevice");
+  bool striped = false;
+  for (std::size_t t = tile.first_target; t < tile.first_target + tile.target_count && !striped; ++t)
+    striped = targets.offsets[t + 1] - targets.offsets[t] > static_cast<std::size_t>(kStripeRows);
+  std::size_t begin = 0;
+  while (begin < tile.query_count) {
+    // Striped launches keep every query's boundary entries within a warp's buffer.
+    std::size_t end = begin, entries = 0;
+    do {
+      entries += queries.sequence(tile.first_query + end).size() + kQueryPad;
+      ++end;
+    } while (end < tile.query_count &&
+             (!striped || entries + queries.sequence(tile.first_query + end).size() + kQueryPad <= kBoundaryEntries));
+    launch(queries, targets, tile, begin, end, striped, scores);
+    begin = end;
+  }
+}
+
+void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets, const WorkTile& tile,
+                         std::size_t begin, std::size_t end, bool striped, int* scores) {
+  const std::size_t n = end - begin;
+  const unsigned pairs = static_cast<unsigned>((tile.target_count + 1) / 2);
+  // Letters with padding on both sides, then per query: start, length, boundary start.
+  std::size_t letters = kQueryPad, entries = 0;
+  for (std::size_t q = begin; q < end; ++q) letters += queries.sequence(tile.first_query + q).size() + kQueryPad;
+  host_letters_.reserve(letters);
+  host_index_.reserve(3 * n);
+  const auto pad = static_cast<unsigned char>(kernel_.codes_ - 1);
+  std::fill(host_letters_.ptr, host_letters_.ptr + letters, pad);
+  std::size_t at = kQueryPad;
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto query = queries.sequence(tile.first_query + begin + k);
+    std::copy(query.begin(), query.end(), host_letters_.ptr + at);
+    host_index_.ptr[k] = static_cast<unsigned>(at);
+    host_index_.ptr[n + k] = static_cast<unsigned>(query.size());
+    host_index_.ptr[2 * n + k] = static_cast<unsigned>(entries);
+    at += query.size() + kQueryPad;
+    entries += query.size() + kQueryPad;
+  }
+  letters_.reserve(letters);
+  index_.reserve(3 * n);
+  scores_.reserve(n * pairs);
+  host_scores_.reserve(n * pairs);
+  const std::size_t warps = static_cast<std::size_t>(kernel_.blocks_) * kWarpsPerBlock;
+  if (striped) boundary_.reserve(warps * entries);
+  check(cudaMemcpyAsync(letters_.ptr, host_letters_.ptr, letters, cudaMemcpyHostToDevice, stream_), "queries");
+  check(cudaMemcpyAsync(index_.ptr, host_index_.ptr, 3 * n * sizeof(unsigned), cudaMemcpyHostToDevice, stream_), "queries");
+  check(cudaMemsetAsync(counter_.ptr, 0, sizeof(unsigned), stream_), "counter");
+
+  SwLaunch p{};
+  p.residues = kernel_.residues_.ptr;
+  p.offsets = kernel_.offsets_.ptr;
+  p.first_target = tile.first_target;
+  p.target_count = static_cast<unsigned>(tile.target_count);
+  p.pairs = pairs;
+  p.queries = letters_.ptr;
+  p.query_starts = index_.ptr;
+  p.query_lengths = index_.ptr + n;
+  p.boundary_starts = index_.ptr + 2 * n;
+  p.query_count = static_cast<int>(n);
+  p.boundary = striped ? boundary_.ptr : nullptr;
+  p.boundary_stride = static_cast<unsigned>(entries);
+  p.matrix = kernel_.matrix_.ptr;
+  p.codes = kernel_.codes_;
+  p.neg_open_extend2 = pack2(-(kernel_.scoring_.gap_open + kernel_.scoring_.gap_extend));
+  p.neg_extend2 = pack2(-kernel_.scoring_.gap_extend);
+  p.next_pair = counter_.ptr;
+  p.scores = scores_.ptr;
+  check(cudaEventRecord(start_, stream_), "event");
+  sw_search_kernel<<<kernel_.blocks_, 32 * kWarpsPerBlock, kernel_.shared_bytes_, stream_>>>(p);
+  check(cudaGetLastError(), "kernel launch");
+  check(cudaEventRecord(stop_, stream_), "event");
+  check(cudaMemcpyAsync(host_scores_.ptr, scores_.ptr, n * pairs * sizeof(unsigned), cudaMemcpyDeviceToHost, stream_),
+        "scores");
+  check(cudaStreamSynchronize(stream_), "kernel");  // blocking sync: the thread sleeps
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  {
+    std::lock_guard lock(kernel_.stats_mutex_);
+    kernel_.kernel_seconds_ += ms / 1000.0;
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const unsigned* packed = host_scores_.ptr + k * pairs;
+    int* out = scores + (begin + k) * tile.target_count;
+    const auto query = queries.sequence(tile.first_query + begin + k);
+    for (std::size_t t = 0; t < tile.target_count; ++t) {
+      const int score = static_cast<short>(packed[t / 2] >> (16 * (t & 1)) & 0xFFFFu);
+      out[t] = score < kernel_.overflow_limit_
+                   ? score
+                   : sw_score_scalar(query, targets.sequence(tile.first_target + t), kernel_.scoring_);
+    }
+  }
+}
+
+}  // namespace
+
+std::string sw_gpu_unsupported_reason(const SwScoring& scoring) {
+  if (scoring.gap_open + scoring.gap_extend > 8000) return "gap costs above 8000 do not fit the 16-bit GPU kernel";
+  return "";
+}
+
+std::unique_ptr<SwKernel> make_sw_gpu_kernel(int device, const SwScoring& scoring) {
+  if (!sw_gpu_unsupported_reason(scoring).empty()) return nullptr;
+  return std::make_unique<GpuSwKernel>(device, scoring);
+}
+
+}  // namespace hyalign::kernels::cuda

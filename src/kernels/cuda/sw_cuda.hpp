@@ -1,0 +1,17 @@
+#pragma once
+// Smith–Waterman search scores on a GPU, behind the same SwKernel interface as the CPU kernels.
+#include <memory>
+#include <string>
+
+#include "kernels/cuda/gpu_devices.hpp"
+#include "kernels/sw_kernel.hpp"
+
+namespace hyalign::kernels::cuda {
+
+// Why this scoring cannot run on the GPU kernel ("" when it can).
+std::string sw_gpu_unsupported_reason(const SwScoring& scoring);
+
+// One kernel per GPU; nullptr when the scoring is unsupported.
+std::unique_ptr<SwKernel> make_sw_gpu_kernel(int device, const SwScoring& scoring);
+
+}  // namespace hyalign::kernels::cuda
