@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <type_traits>
 #include <vector>
@@ -34,7 +35,7 @@ namespace {
 constexpr int kWarpsPerBlock = 2;
 constexpr int kMaxRowsPerLane = 8;
 constexpr int kStripeRows = 32 * kMaxRowsPerLane;
-constexpr int kQueryPad = 32;                      // padding letters before and after each query
+constexpr int kQueryPad = 64;                      // padding letters (and boundary entries) after each query
 constexpr short kPadScore = -1024;                 // padding against anything
 constexpr unsigned kAddOnly = 0x80008000u;         // max(a + b, -32768) = a + b
 constexpr std::size_t kBoundaryEntries = 1 << 15;  // per warp: query columns of one launch, with padding
@@ -115,66 +116,89 @@ __device__ __forceinline__ void load_profile(const unsigned* profile, unsigned c
   }
 }
 
+// Four query letters per lane, those of columns [first, first + 4) (the query is padded and starts
+// on a 4-byte boundary, so both aligned words are inside the buffer).
+__device__ __forceinline__ unsigned four_letters(const unsigned char* query, int first) {
+  const auto address = reinterpret_cast<std::uintptr_t>(query + first);
+  const auto* word = reinterpret_cast<const unsigned*>(address & ~std::uintptr_t{3});
+  return __funnelshift_r(__ldg(word), __ldg(word + 1), static_cast<unsigned>(address & 3) * 8);
+}
+
 // One stripe of a database pair against one query; returns this lane's maximum (16x2).
-// `boundary`: the previous stripe's bottom row per query column (read unless `first`), replaced by
-// this stripe's (written unless `last`).
-template <int R>
+// Striped: `boundary` holds the previous stripe's bottom row per query column (read unless `first`)
+// and receives this stripe's (unless `last`). Otherwise the row above is the zero boundary.
+template <int R, bool kStriped>
 __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* profile, const unsigned char* query, int m,
                                          uint2* boundary, bool first, bool last, int lane) {
-  unsigned h[R], e[R];
+  unsigned h[R], e[R], w[R];
 #pragma unroll
   for (int r = 0; r < R; ++r) h[r] = 0, e[r] = 0;  // H(i,-1) = 0, so E*(i,0) = 0
   unsigned h_out = 0, f_out = 0, diag = 0, best = 0;
-  unsigned w[R];
-  load_profile<R>(profile, __ldg(query - lane), lane, w);
-  uint2 top = first ? make_uint2(0, 0) : boundary[0];
-  const int steps = m + 31;
-  for (int s = 0; s < steps; ++s) {
-    unsigned h_in = __shfl_up_sync(0xffffffffu, h_out, 1);
-    unsigned f_in = __shfl_up_sync(0xffffffffu, f_out, 1);
-    if (lane == 0) {  // the row above the stripe: H(-1,j) = 0, F*(0,j) = 0, or the previous stripe
-      h_in = top.x;
-      f_in = top.y;
-      if (!first) top = boundary[s + 1];
-    }
-    const int j = s - lane;
-    const unsigned next_code = __ldg(query + j + 1);
-    unsigned d = diag, up = h_in, f = f_in, ds_prev = 0;
+  uint2 top = make_uint2(0, 0);
+  if (kStriped && !first) top = boundary[0];
+  unsigned letters = four_letters(query, -lane);
+  load_profile<R>(profile, letters & 0xFFu, lane, w);
+  const int steps = (m + 31 + 3) & ~3;  // whole groups of four; the extra columns are padding
+  for (int s = 0; s < steps; s += 4) {
+    const unsigned next_letters = four_letters(query, s + 4 - lane);
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const unsigned ds = __viaddmax_s16x2(d, w[r], kAddOnly);
-      if (r & 1) best = __vimax3_s16x2(best, ds_prev, ds);
-      ds_prev = ds;
-      const unsigned t = __viaddmax_s16x2_relu(e[r], p.neg_open_extend2, ds);
-      f = __viaddmax_s16x2(f, p.neg_extend2, up);
-      const unsigned hv = __viaddmax_s16x2(f, p.neg_open_extend2, t);
-      e[r] = __viaddmax_s16x2(e[r], p.neg_extend2, hv);
-      d = h[r];
-      h[r] = hv;
-      up = hv;
+    for (int k = 0; k < 4; ++k) {
+      unsigned h_in = __shfl_up_sync(0xffffffffu, h_out, 1);
+      unsigned f_in = __shfl_up_sync(0xffffffffu, f_out, 1);
+      if constexpr (kStriped) {
+        if (lane == 0) {
+          h_in = top.x;
+          f_in = top.y;
+          if (!first) top = boundary[s + k + 1];
+        }
+      } else {  // the row above the database sequences: H = 0, F* = 0
+        h_in = lane == 0 ? 0u : h_in;
+        f_in = lane == 0 ? 0u : f_in;
+      }
+      unsigned d = diag, up = h_in, f = f_in, ds_prev = 0;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const unsigned ds = __viaddmax_s16x2(d, w[r], kAddOnly);
+        if (r & 1) best = __vimax3_s16x2(best, ds_prev, ds);
+        ds_prev = ds;
+        const unsigned t = __viaddmax_s16x2_relu(e[r], p.neg_open_extend2, ds);
+        f = __viaddmax_s16x2(f, p.neg_extend2, up);
+        const unsigned hv = __viaddmax_s16x2(f, p.neg_open_extend2, t);
+        e[r] = __viaddmax_s16x2(e[r], p.neg_extend2, hv);
+        d = h[r];
+        h[r] = hv;
+        up = hv;
+      }
+      h_out = up;
+      f_out = f;
+      diag = h_in;
+      if constexpr (kStriped) {
+        const int j = s + k - lane;
+        if (!last && lane == 31 && j >= 0 && j < m) boundary[j] = make_uint2(h_out, f_out);
+      }
+      load_profile<R>(profile, k < 3 ? (letters >> (8 * (k + 1))) & 0xFFu : next_letters & 0xFFu, lane, w);
     }
-    h_out = up;
-    f_out = f;
-    diag = h_in;
-    if (!last && lane == 31 && j >= 0) boundary[j] = make_uint2(h_out, f_out);
-    load_profile<R>(profile, next_code, lane, w);
+    letters = next_letters;
   }
   return best;
 }
 
 template <int R>
 __device__ void score_pair(const SwLaunch& p, const short* matrix, unsigned* profile, uint2* boundary, int lane,
-                           unsigned pair, const unsigned char* a, unsigned la, const unsigned char* b, unsigned lb) {
+                           unsigned pair, const unsigned char* a, unsigned la, const unsigned char* b, unsigned lb,
+                           unsigned stripes) {
   constexpr unsigned kRows = 32 * R;
-  const unsigned stripes = max(1u, (max(la, lb) + kRows - 1) / kRows);
   for (unsigned k = 0; k < stripes; ++k) {
     __syncwarp();  // the previous stripe's profile reads and boundary writes are done
     build_profile<R>(p, matrix, profile, lane, a, la, b, lb, k * kRows);
     __syncwarp();
     const bool first = k == 0, last = k + 1 == stripes;
     for (int q = 0; q < p.query_count; ++q) {
-      unsigned best = stripe_against_query<R>(p, profile, p.queries + p.query_starts[q], static_cast<int>(p.query_lengths[q]),
-                                              last && first ? nullptr : boundary + p.boundary_starts[q], first, last, lane);
+      const unsigned char* query = p.queries + p.query_starts[q];
+      const int m = static_cast<int>(p.query_lengths[q]);
+      unsigned best = stripes == 1 ? stripe_against_query<R, false>(p, profile, query, m, nullptr, true, true, lane)
+                                   : stripe_against_query<R, true>(p, profile, query, m, boundary + p.boundary_starts[q],
+                                                                   first, last, lane);
 #pragma unroll
       for (int x = 16; x > 0; x >>= 1) best = __vimax_s16x2_relu(best, __shfl_xor_sync(0xffffffffu, best, x));
       if (lane == 0) {
@@ -197,7 +221,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sw_search_kernel(SwLaunch
   const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   uint2* boundary = p.boundary ? p.boundary + warp * p.boundary_stride : nullptr;
   if (boundary)  // read by lane 0 in the steps after each query's last column
-    for (int q = 0; q < p.query_count; ++q) boundary[p.boundary_starts[q] + p.query_lengths[q] + lane] = make_uint2(0, 0);
+    for (int q = 0; q < p.query_count; ++q)
+      for (int k = lane; k < kQueryPad; k += 32) boundary[p.boundary_starts[q] + p.query_lengths[q] + k] = make_uint2(0, 0);
 
   for (;;) {
     unsigned pair = 0;
@@ -210,11 +235,14 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sw_search_kernel(SwLaunch
     const bool has_b = 2 * pair + 1 < p.target_count;
     const unsigned char* b = has_b ? p.residues + p.offsets[ta + 1] : a;
     const unsigned lb = has_b ? static_cast<unsigned>(p.offsets[ta + 2] - p.offsets[ta + 1]) : 0;
+    // Equal stripes of at most 256 rows, each as few rows per lane as it can.
     const unsigned len = max(la, lb);
-    if (len <= 64) score_pair<2>(p, matrix, profile, boundary, lane, pair, a, la, b, lb);
-    else if (len <= 128) score_pair<4>(p, matrix, profile, boundary, lane, pair, a, la, b, lb);
-    else if (len <= 192) score_pair<6>(p, matrix, profile, boundary, lane, pair, a, la, b, lb);
-    else score_pair<8>(p, matrix, profile, boundary, lane, pair, a, la, b, lb);
+    const unsigned stripes = max(1u, (len + kStripeRows - 1) / kStripeRows);
+    const unsigned rows = (len + stripes - 1) / stripes;
+    if (rows <= 64) score_pair<2>(p, matrix, profile, boundary, lane, pair, a, la, b, lb, stripes);
+    else if (rows <= 128) score_pair<4>(p, matrix, profile, boundary, lane, pair, a, la, b, lb, stripes);
+    else if (rows <= 192) score_pair<6>(p, matrix, profile, boundary, lane, pair, a, la, b, lb, stripes);
+    else score_pair<8>(p, matrix, profile, boundary, lane, pair, a, la, b, lb, stripes);
   }
 }
 
@@ -348,8 +376,10 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   const std::size_t n = end - begin;
   const unsigned pairs = static_cast<unsigned>((tile.target_count + 1) / 2);
   // Letters with padding on both sides, then per query: start, length, boundary start.
+  // Each query starts on a 4-byte boundary with at least kQueryPad padding letters on both sides.
+  const auto slot = [](std::size_t m) { return (m + kQueryPad + 3) & ~std::size_t{3}; };
   std::size_t letters = kQueryPad, entries = 0;
-  for (std::size_t q = begin; q < end; ++q) letters += queries.sequence(tile.first_query + q).size() + kQueryPad;
+  for (std::size_t q = begin; q < end; ++q) letters += slot(queries.sequence(tile.first_query + q).size());
   host_letters_.reserve(letters);
   host_index_.reserve(3 * n);
   const auto pad = static_cast<unsigned char>(kernel_.codes_ - 1);
@@ -361,7 +391,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
     host_index_.ptr[k] = static_cast<unsigned>(at);
     host_index_.ptr[n + k] = static_cast<unsigned>(query.size());
     host_index_.ptr[2 * n + k] = static_cast<unsigned>(entries);
-    at += query.size() + kQueryPad;
+    at += slot(query.size());
     entries += query.size() + kQueryPad;
   }
   letters_.reserve(letters);
