@@ -100,13 +100,14 @@ __device__ void build_profile(const SwLaunch& p, const short* matrix, unsigned* 
   }
 }
 
+// The R words of `code` for this lane (`lane_profile` = profile + lane × kWidth).
 template <int R>
-__device__ __forceinline__ void load_profile(const unsigned* profile, unsigned code, int lane, unsigned (&w)[R]) {
+__device__ __forceinline__ void load_profile(const unsigned* lane_profile, unsigned code, unsigned (&w)[R]) {
   using Shape = ProfileShape<R>;
-  const auto* vec = reinterpret_cast<const typename Shape::Vec*>(profile);
+  const auto* vec = reinterpret_cast<const typename Shape::Vec*>(lane_profile + code * (Shape::kVectors * 32 * Shape::kWidth));
 #pragma unroll
   for (int v = 0; v < Shape::kVectors; ++v) {
-    const auto x = vec[(code * Shape::kVectors + v) * 32 + lane];
+    const auto x = vec[v * 32];
     w[v * Shape::kWidth] = x.x;
     w[v * Shape::kWidth + 1] = x.y;
     if constexpr (Shape::kWidth == 4) {
@@ -134,37 +135,44 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
 #pragma unroll
   for (int r = 0; r < R; ++r) h[r] = 0, e[r] = 0;  // H(i,-1) = 0, so E*(i,0) = 0
   unsigned h_out = 0, f_out = 0, diag = 0, best = 0;
-  uint2 top = make_uint2(0, 0);
-  if (kStriped && !first) top = boundary[0];
+  const unsigned neg_open_extend2 = p.neg_open_extend2, neg_extend2 = p.neg_extend2;
+  // Lane 0's input from the row above is a multiply-add (the FMA pipe is idle; the DPX one is not):
+  // in = in_from_lane_above × not_lane0 + top, with top zero on the other lanes.
+  const unsigned not_lane0 = lane != 0, lane0 = lane == 0;
+  // Striped: this group's and the next group's four boundary entries (H, F*), masked to lane 0.
+  uint4 top[2] = {make_uint4(0, 0, 0, 0), make_uint4(0, 0, 0, 0)}, next_top[2] = {top[0], top[1]};
+  const auto load_tops = [&](int column, uint4 (&out)[2]) {
+    const uint4* at = reinterpret_cast<const uint4*>(boundary + column);
+    out[0] = at[0];
+    out[1] = at[1];
+#pragma unroll
+    for (int x = 0; x < 2; ++x) out[x] = make_uint4(out[x].x * lane0, out[x].y * lane0, out[x].z * lane0, out[x].w * lane0);
+  };
+  if (kStriped && !first) load_tops(0, top);
+  const unsigned* lane_profile = profile + lane * ProfileShape<R>::kWidth;
   unsigned letters = four_letters(query, -lane);
-  load_profile<R>(profile, letters & 0xFFu, lane, w);
+  load_profile<R>(lane_profile, __byte_perm(letters, 0, 0x4440), w);
   const int steps = (m + 31 + 3) & ~3;  // whole groups of four; the extra columns are padding
   for (int s = 0; s < steps; s += 4) {
     const unsigned next_letters = four_letters(query, s + 4 - lane);
+    if (kStriped && !first) load_tops(s + 4, next_top);
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      unsigned h_in = __shfl_up_sync(0xffffffffu, h_out, 1);
-      unsigned f_in = __shfl_up_sync(0xffffffffu, f_out, 1);
-      if constexpr (kStriped) {
-        if (lane == 0) {
-          h_in = top.x;
-          f_in = top.y;
-          if (!first) top = boundary[s + k + 1];
-        }
-      } else {  // the row above the database sequences: H = 0, F* = 0
-        h_in = lane == 0 ? 0u : h_in;
-        f_in = lane == 0 ? 0u : f_in;
-      }
+      const unsigned h_above = __shfl_up_sync(0xffffffffu, h_out, 1);
+      const unsigned f_above = __shfl_up_sync(0xffffffffu, f_out, 1);
+      const uint4 t4 = top[k / 2];
+      const unsigned h_in = h_above * not_lane0 + (k % 2 ? t4.z : t4.x);
+      const unsigned f_in = f_above * not_lane0 + (k % 2 ? t4.w : t4.y);
       unsigned d = diag, up = h_in, f = f_in, ds_prev = 0;
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const unsigned ds = __viaddmax_s16x2(d, w[r], kAddOnly);
         if (r & 1) best = __vimax3_s16x2(best, ds_prev, ds);
         ds_prev = ds;
-        const unsigned t = __viaddmax_s16x2_relu(e[r], p.neg_open_extend2, ds);
-        f = __viaddmax_s16x2(f, p.neg_extend2, up);
-        const unsigned hv = __viaddmax_s16x2(f, p.neg_open_extend2, t);
-        e[r] = __viaddmax_s16x2(e[r], p.neg_extend2, hv);
+        const unsigned t = __viaddmax_s16x2_relu(e[r], neg_open_extend2, ds);
+        f = __viaddmax_s16x2(f, neg_extend2, up);
+        const unsigned hv = __viaddmax_s16x2(f, neg_open_extend2, t);
+        e[r] = __viaddmax_s16x2(e[r], neg_extend2, hv);
         d = h[r];
         h[r] = hv;
         up = hv;
@@ -176,9 +184,11 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
         const int j = s + k - lane;
         if (!last && lane == 31 && j >= 0 && j < m) boundary[j] = make_uint2(h_out, f_out);
       }
-      load_profile<R>(profile, k < 3 ? (letters >> (8 * (k + 1))) & 0xFFu : next_letters & 0xFFu, lane, w);
+      load_profile<R>(lane_profile, __byte_perm(k < 3 ? letters : next_letters, 0, k < 3 ? 0x4441 + k : 0x4440), w);
     }
     letters = next_letters;
+    top[0] = next_top[0];
+    top[1] = next_top[1];
   }
   return best;
 }
@@ -362,10 +372,10 @@ void GpuSwScorer::score_tile(const SwSequences& queries, const SwSequences& targ
     // Striped launches keep every query's boundary entries within a warp's buffer.
     std::size_t end = begin, entries = 0;
     do {
-      entries += queries.sequence(tile.first_query + end).size() + kQueryPad;
+      entries += queries.sequence(tile.first_query + end).size() + kQueryPad + 3;
       ++end;
     } while (end < tile.query_count &&
-             (!striped || entries + queries.sequence(tile.first_query + end).size() + kQueryPad <= kBoundaryEntries));
+             (!striped || entries + queries.sequence(tile.first_query + end).size() + kQueryPad + 3 <= kBoundaryEntries));
     launch(queries, targets, tile, begin, end, striped, scores);
     begin = end;
   }
@@ -392,7 +402,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
     host_index_.ptr[n + k] = static_cast<unsigned>(query.size());
     host_index_.ptr[2 * n + k] = static_cast<unsigned>(entries);
     at += slot(query.size());
-    entries += query.size() + kQueryPad;
+    entries += slot(query.size());
   }
   letters_.reserve(letters);
   index_.reserve(3 * n);
