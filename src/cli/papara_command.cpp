@@ -76,7 +76,7 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
     options->format = (*fasta || *format == "fasta") ? AlignmentFormat::fasta : AlignmentFormat::phylip;
     options->threads = *threads ? *threads : std::max(1u, std::thread::hardware_concurrency());
     options->kernel = kernels::parse_kernel_choice(*kernel);
-    options->device = papara::parse_device_choice(*device);
+    options->device = sched::parse_device_choice(*device);
     options->command_line = command_line;
     action = [options] { papara::run_papara(*options); };
   });

@@ -19,6 +19,7 @@ void add_search_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<search::SearchOptions>();
   auto type = std::make_shared<std::string>("auto");
   auto kernel = std::make_shared<std::string>("auto");
+  auto device = std::make_shared<std::string>("auto");
   auto threads = std::make_shared<unsigned>(0);
   auto chunk_mb = std::make_shared<std::size_t>(256);
 
@@ -44,6 +45,10 @@ void add_search_command(CLI::App& app, Action& action) {
   cmd->add_option("--kernel", *kernel, "CPU kernel: auto, scalar, avx2, avx512")
       ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}))
       ->capture_default_str();
+  cmd->add_option("--device", *device,
+                  "Scoring devices: auto (every usable GPU plus the CPU cores), cpu, gpu (GPUs only), all")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu", "all"}))
+      ->capture_default_str();
   cmd->add_option("--chunk-mb", *chunk_mb, "Database residues held in memory at once, in millions")->capture_default_str();
 
   auto* makedb = cmd->add_subcommand("makedb", "Preprocess a database: length-sorted chunks, read back in streaming");
@@ -68,6 +73,7 @@ void add_search_command(CLI::App& app, Action& action) {
                     : *type == "protein" ? search::SequenceType::protein
                                          : search::SequenceType::automatic;
     options->kernel = kernels::parse_kernel_choice(*kernel);
+    options->device = sched::parse_device_choice(*device);
     options->threads = *threads ? *threads : std::max(1u, std::thread::hardware_concurrency());
     options->chunk_residues = std::max<std::size_t>(1, *chunk_mb) * 1000000;
     action = [options] { search::run_search(*options); };

@@ -19,7 +19,7 @@ struct PaparaOptions {
   GapModel gap_model = GapModel::probabilistic;
   kernels::PaparaScoring scoring;
   kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
-  DeviceChoice device = DeviceChoice::automatic;
+  sched::DeviceChoice device = sched::DeviceChoice::automatic;
   unsigned threads = 1;
   bool no_reference_gaps = false;  // -r: drop query insertions instead of adding columns
   AlignmentFormat format = AlignmentFormat::phylip;

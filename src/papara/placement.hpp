@@ -8,6 +8,7 @@
 #include "core/sequence_arena.hpp"
 #include "kernels/papara_kernel.hpp"
 #include "papara/ancestral.hpp"
+#include "sched/scheduler.hpp"
 
 namespace hyalign::papara {
 
@@ -16,14 +17,10 @@ struct Placement {
   std::size_t branch = 0;
 };
 
-// Which processors score: `automatic` uses every GPU present plus the CPU cores.
-enum class DeviceChoice { automatic, cpu, gpu, all };
-DeviceChoice parse_device_choice(std::string_view name);  // throws UsageError for an unknown name
-
 struct ScoringSetup {
   kernels::PaparaScoring scoring;
   kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
-  DeviceChoice device = DeviceChoice::automatic;
+  sched::DeviceChoice device = sched::DeviceChoice::automatic;
   unsigned threads = 1;  // CPU scoring threads (GPU feeding threads come on top and mostly sleep)
 };
 

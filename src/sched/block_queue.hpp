@@ -44,6 +44,7 @@ class TileQueue {
   }
   std::size_t tile_count() const { return blocks_ * chunks_; }
   std::size_t block_width() const { return width_; }
+  std::size_t query_chunk() const { return chunk_; }
 
  private:
   const std::size_t targets_, width_, queries_, chunk_, blocks_, chunks_;

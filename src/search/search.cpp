@@ -15,7 +15,10 @@
 #include "io/atomic_output.hpp"
 #include "io/blast_tabular.hpp"
 #include "io/sequence_reader.hpp"
+#include "kernels/cuda/sw_cuda.hpp"
 #include "kernels/sw_kernel.hpp"
+#include "sched/block_queue.hpp"
+#include "sched/scheduler.hpp"
 #include "search/sequences.hpp"
 #include "search/statistics.hpp"
 
@@ -107,14 +110,32 @@ void run_search(const SearchOptions& o) {
   warn_unknown_letters(unknown_in_queries, matrix, o.queries);
 
   const auto source = open_sequences(o.database, matrix, o.chunk_residues);
-  const auto kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring);
   const unsigned threads = std::max(1u, o.threads);
+
+  // Devices: the CPU kernel on `threads` workers and one worker per GPU (--device decides which).
+  const auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring);
+  std::vector<std::unique_ptr<kernels::SwKernel>> gpu_kernels;
+  const std::string unsupported = o.device == sched::DeviceChoice::cpu ? "" : kernels::cuda::sw_gpu_unsupported_reason(scoring);
+  for (int gpu : sched::gpus_to_use(o.device, unsupported)) gpu_kernels.push_back(kernels::cuda::make_sw_gpu_kernel(gpu, scoring));
+  std::vector<sched::WorkerGroup> groups;
+  std::vector<const kernels::SwKernel*> kernel_of_worker;
+  if (o.device != sched::DeviceChoice::gpu || gpu_kernels.empty()) {
+    groups.push_back({std::string(cpu_kernel->name()), threads, 1});
+    kernel_of_worker.insert(kernel_of_worker.end(), threads, cpu_kernel.get());
+  }
+  for (const auto& g : gpu_kernels) {
+    groups.push_back({std::string(g->name()), 1, std::size_t{1} << 30});
+    kernel_of_worker.push_back(g.get());
+  }
+  sched::log_worker_groups(groups);
 
   const std::size_t nq = queries.size();
   std::vector<std::vector<Hit>> top(nq);
   std::vector<std::mutex> top_mutex(nq);
-  std::vector<std::unique_ptr<kernels::SwScorer>> scorers(threads);
-  std::vector<std::vector<int>> buffers(threads);
+  std::vector<std::unique_ptr<kernels::SwScorer>> scorers(kernel_of_worker.size());
+  std::vector<std::vector<int>> buffers(kernel_of_worker.size());
+  std::vector<sched::DeviceReport> reports;
+  for (const auto& g : groups) reports.push_back({g.name, 0, 0, 0});
 
   EncodedSequences chunk;
   std::size_t db_sequences = 0, db_residues = 0, chunks = 0;
@@ -125,17 +146,11 @@ void run_search(const SearchOptions& o) {
     db_residues += sorted.residues.size();
     ++chunks;
     const auto chunk_start = std::chrono::steady_clock::now();
-    const std::size_t block = kernel->lanes() * 32;
-    const std::size_t blocks = (sorted.size() + block - 1) / block;
-    const kernels::SwSequences targets = sorted.targets();
-    parallel_for(nq * blocks, threads, [&](std::size_t task, unsigned w) {
-      const std::size_t q = task / blocks, first = (task % blocks) * block;
-      const std::size_t count = std::min(block, sorted.size() - first);
-      if (!scorers[w]) scorers[w] = kernel->make_scorer();
-      std::vector<int>& scores = buffers[w];
-      scores.resize(count);
-      scorers[w]->score(queries.sequence(q), targets, first, count, scores.data());
-      // This block's best k, then merged into the query's list.
+    const kernels::SwSequences targets = sorted.view();
+    for (const auto& g : gpu_kernels) g->set_targets(targets);
+
+    // The best k of one query's scores against targets [first, first + count), merged into its list.
+    const auto keep_best = [&](std::size_t q, const int* scores, std::size_t first, std::size_t count) {
       std::vector<Hit> local;
       for (std::size_t t = 0; t < count; ++t)
         if (scores[t] > 0) local.push_back({scores[t], sorted.ids[first + t], first + t, false, {}, 0, {}});
@@ -152,7 +167,27 @@ void run_search(const SearchOptions& o) {
         list.insert(std::upper_bound(list.begin(), list.end(), h, better), std::move(h));
         if (list.size() > o.top) list.pop_back();
       }
+    };
+    // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
+    sched::TileQueue queue(sorted.size(), cpu_kernel->lanes() * 32, nq, 1);
+    const auto chunk_reports = sched::run_workers(groups, queue, nullptr, [&](std::size_t w, const kernels::WorkTile& tile) {
+      if (!scorers[w]) scorers[w] = kernel_of_worker[w]->make_scorer();
+      std::vector<int>& scores = buffers[w];
+      scores.resize(tile.query_count * tile.target_count);
+      scorers[w]->score_tile(queries.view(), targets, tile, scores.data());
+      std::size_t query_residues = 0;
+      for (std::size_t q = 0; q < tile.query_count; ++q) {
+        keep_best(tile.first_query + q, scores.data() + q * tile.target_count, tile.first_target, tile.target_count);
+        query_residues += queries.length(tile.first_query + q);
+      }
+      return static_cast<double>(query_residues) *
+             static_cast<double>(sorted.offsets[tile.first_target + tile.target_count] - sorted.offsets[tile.first_target]);
     });
+    for (std::size_t d = 0; d < reports.size(); ++d) {
+      reports[d].cells += chunk_reports[d].cells;
+      reports[d].busy_seconds += chunk_reports[d].busy_seconds;
+      reports[d].cpu_seconds += chunk_reports[d].cpu_seconds;
+    }
     // Alignments of this chunk's hits while its sequences are in memory.
     parallel_for(nq, threads, [&](std::size_t q, unsigned) {
       for (Hit& h : top[q])
@@ -199,11 +234,12 @@ void run_search(const SearchOptions& o) {
     }
   out.commit();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}, "
-           "the {} kernel, {} threads: {:.3g} cells in {:.2f} s ({:.2f} GCUPS), {:.2f} s in all, peak memory {:.0f} MiB",
+  log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
+           "{:.3g} cells in {:.2f} s ({:.2f} GCUPS, top hits aligned), {:.2f} s in all, peak memory {:.0f} MiB",
            queries.size(), dna ? "DNA" : "protein", queries.residues.size(), db_sequences, db_residues, chunks,
-           chunks == 1 ? "" : "s", matrix.name(), gap_open, gap_extend, kernel->name(), threads, cells, scoring_seconds,
+           chunks == 1 ? "" : "s", matrix.name(), gap_open, gap_extend, cells, scoring_seconds,
            cells / std::max(1e-9, scoring_seconds) / 1e9, total, peak_memory_mib());
+  sched::log_device_reports(reports);
 }
 
 }  // namespace hyalign::search

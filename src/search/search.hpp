@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/papara_kernel.hpp"  // KernelChoice
+#include "sched/scheduler.hpp"         // DeviceChoice
 
 namespace hyalign::search {
 
@@ -22,6 +23,7 @@ struct SearchOptions {
   std::string out = "-";
   unsigned threads = 1;
   kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
+  sched::DeviceChoice device = sched::DeviceChoice::automatic;
   std::size_t chunk_residues = std::size_t{1} << 28;  // database residues held in memory at once
 };
 

@@ -31,7 +31,7 @@ struct EncodedSequences {
     return {residues.data() + offsets[i], offsets[i + 1] - offsets[i]};
   }
   std::size_t length(std::size_t i) const { return offsets[i + 1] - offsets[i]; }
-  kernels::SwSequences targets() const { return {residues.data(), offsets.data(), size()}; }
+  kernels::SwSequences view() const { return {residues.data(), offsets.data(), size()}; }
   void add(std::string_view name, std::string_view letters, const ScoreMatrix& matrix, std::size_t id,
            std::map<char, std::size_t>& unknown);
   void clear();

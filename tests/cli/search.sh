@@ -45,6 +45,21 @@ for k in scalar avx2 avx512; do
   elif grep -q 'instruction set this CPU lacks' k.log; then echo "SKIPPED kernel_$k: $(cat k.log)"; else fail "kernel_$k"; fi
 done
 
+# every device choice gives the same output; without a usable GPU, --device gpu is an error and
+# auto/all fall back to the CPU with one notice
+for device in cpu auto all; do
+  "$hyalign" search -q queries.fa -d db.fa --device $device -o dev.tsv 2>dev.log && cmp -s dev.tsv default.tsv &&
+    ok "device_$device" || { fail "device_$device"; cat dev.log; }
+done
+rm -f dev.tsv
+if "$hyalign" search -q queries.fa -d db.fa --device gpu -o dev.tsv 2>dev.log; then
+  cmp -s dev.tsv default.tsv && ok device_gpu || fail device_gpu
+  "$hyalign" search -q queries.fa -d db.fa --chunk-mb 0 --device gpu -o dev.tsv 2>/dev/null && cmp -s dev.tsv default.tsv &&
+    ok device_gpu_streaming || fail device_gpu_streaming
+else
+  grep -q 'no usable GPU' dev.log && [ ! -e dev.tsv ] && echo "SKIPPED device_gpu: $(cat dev.log)" || fail device_gpu
+fi
+
 # DNA is detected from the queries
 printf '>d1\nACGTACGTTTGACCA\n' >dna_q.fa
 printf '>t1\nGGGACGTACGTTTGACCAGGG\n>t2\nTTTTTTTT\n' >dna_db.fa

@@ -58,6 +58,10 @@ struct SwLaunch {
   unsigned neg_open_extend2, neg_extend2;
   unsigned* next_pair;
   unsigned* scores;                       // [query][pair], packed 16x2
+  // Always 1. Multiplying by it keeps lane masks and profile strides out of the compiler's
+  // constant folding, so they stay multiply-adds (FMA pipe) instead of selects and shifts (the
+  // ALU pipe, which the DPX instructions saturate).
+  unsigned one;
 };
 
 // Profile words of a lane: [code][vector][lane][VW] words, so a quarter warp's 16-byte loads hit
@@ -102,9 +106,10 @@ __device__ void build_profile(const SwLaunch& p, const short* matrix, unsigned* 
 
 // The R words of `code` for this lane (`lane_profile` = profile + lane × kWidth).
 template <int R>
-__device__ __forceinline__ void load_profile(const unsigned* lane_profile, unsigned code, unsigned (&w)[R]) {
+__device__ __forceinline__ void load_profile(const unsigned* lane_profile, unsigned code, unsigned code_stride,
+                                             unsigned (&w)[R]) {
   using Shape = ProfileShape<R>;
-  const auto* vec = reinterpret_cast<const typename Shape::Vec*>(lane_profile + code * (Shape::kVectors * 32 * Shape::kWidth));
+  const auto* vec = reinterpret_cast<const typename Shape::Vec*>(lane_profile + code * code_stride);
 #pragma unroll
   for (int v = 0; v < Shape::kVectors; ++v) {
     const auto x = vec[v * 32];
@@ -136,9 +141,10 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
   for (int r = 0; r < R; ++r) h[r] = 0, e[r] = 0;  // H(i,-1) = 0, so E*(i,0) = 0
   unsigned h_out = 0, f_out = 0, diag = 0, best = 0;
   const unsigned neg_open_extend2 = p.neg_open_extend2, neg_extend2 = p.neg_extend2;
-  // Lane 0's input from the row above is a multiply-add (the FMA pipe is idle; the DPX one is not):
-  // in = in_from_lane_above × not_lane0 + top, with top zero on the other lanes.
-  const unsigned not_lane0 = lane != 0, lane0 = lane == 0;
+  // Lane 0's input from the row above is a multiply-add: in = from_lane_above × not_lane0 + top,
+  // with top zero on the other lanes.
+  const unsigned not_lane0 = lane != 0 ? p.one : 0u, lane0 = lane == 0 ? p.one : 0u;
+  const unsigned code_stride = p.one * (ProfileShape<R>::kVectors * 32 * ProfileShape<R>::kWidth);
   // Striped: this group's and the next group's four boundary entries (H, F*), masked to lane 0.
   uint4 top[2] = {make_uint4(0, 0, 0, 0), make_uint4(0, 0, 0, 0)}, next_top[2] = {top[0], top[1]};
   const auto load_tops = [&](int column, uint4 (&out)[2]) {
@@ -151,7 +157,7 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
   if (kStriped && !first) load_tops(0, top);
   const unsigned* lane_profile = profile + lane * ProfileShape<R>::kWidth;
   unsigned letters = four_letters(query, -lane);
-  load_profile<R>(lane_profile, __byte_perm(letters, 0, 0x4440), w);
+  load_profile<R>(lane_profile, __byte_perm(letters, 0, 0x4440), code_stride, w);
   const int steps = (m + 31 + 3) & ~3;  // whole groups of four; the extra columns are padding
   for (int s = 0; s < steps; s += 4) {
     const unsigned next_letters = four_letters(query, s + 4 - lane);
@@ -184,7 +190,8 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
         const int j = s + k - lane;
         if (!last && lane == 31 && j >= 0 && j < m) boundary[j] = make_uint2(h_out, f_out);
       }
-      load_profile<R>(lane_profile, __byte_perm(k < 3 ? letters : next_letters, 0, k < 3 ? 0x4441 + k : 0x4440), w);
+      load_profile<R>(lane_profile, __byte_perm(k < 3 ? letters : next_letters, 0, k < 3 ? 0x4441 + k : 0x4440),
+                      code_stride, w);
     }
     letters = next_letters;
     top[0] = next_top[0];
@@ -433,6 +440,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   p.neg_extend2 = pack2(-kernel_.scoring_.gap_extend);
   p.next_pair = counter_.ptr;
   p.scores = scores_.ptr;
+  p.one = 1;
   check(cudaEventRecord(start_, stream_), "event");
   sw_search_kernel<<<kernel_.blocks_, 32 * kWarpsPerBlock, kernel_.shared_bytes_, stream_>>>(p);
   check(cudaGetLastError(), "kernel launch");
