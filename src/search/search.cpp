@@ -134,6 +134,7 @@ void run_search(const SearchOptions& o) {
   std::vector<std::mutex> top_mutex(nq);
   std::vector<std::unique_ptr<kernels::SwScorer>> scorers(kernel_of_worker.size());
   std::vector<std::vector<int>> buffers(kernel_of_worker.size());
+  std::vector<std::vector<std::pair<int, std::size_t>>> candidates_of_worker(kernel_of_worker.size());
   std::vector<sched::DeviceReport> reports;
   for (const auto& g : groups) reports.push_back({g.name, 0, 0, 0});
 
@@ -149,21 +150,32 @@ void run_search(const SearchOptions& o) {
     const kernels::SwSequences targets = sorted.view();
     for (const auto& g : gpu_kernels) g->set_targets(targets);
 
-    // The best k of one query's scores against targets [first, first + count), merged into its list.
-    const auto keep_best = [&](std::size_t q, const int* scores, std::size_t first, std::size_t count) {
-      std::vector<Hit> local;
+    // The best k of one query's scores against targets [first, first + count), merged into its
+    // list. Candidates are cheap (score, index) pairs; only those that can enter the list become hits.
+    const auto keep_best = [&](std::size_t worker, std::size_t q, const int* scores, std::size_t first, std::size_t count) {
+      int floor = 0;  // a hit must beat this (or tie it and come earlier in the database)
+      {
+        std::lock_guard lock(top_mutex[q]);
+        if (top[q].size() == o.top) floor = top[q].back().score;
+      }
+      auto& candidates = candidates_of_worker[worker];
+      candidates.clear();
       for (std::size_t t = 0; t < count; ++t)
-        if (scores[t] > 0) local.push_back({scores[t], sorted.ids[first + t], first + t, false, {}, 0, {}});
-      if (local.size() > o.top) {
-        std::nth_element(local.begin(), local.begin() + static_cast<std::ptrdiff_t>(o.top), local.end(), better);
-        local.resize(o.top);
+        if (scores[t] > 0 && scores[t] >= floor) candidates.emplace_back(scores[t], first + t);
+      const auto by_score = [&](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : sorted.ids[a.second] < sorted.ids[b.second];
+      };
+      if (candidates.size() > o.top) {
+        std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(o.top), candidates.end(), by_score);
+        candidates.resize(o.top);
       }
       std::lock_guard lock(top_mutex[q]);
       auto& list = top[q];
-      for (Hit& h : local) {
+      for (const auto& [score, index] : candidates) {
+        Hit h{score, sorted.ids[index], index, false, {}, 0, {}};
         if (list.size() == o.top && !better(h, list.back())) continue;
-        h.name = sorted.name(h.chunk_index);
-        h.length = sorted.length(h.chunk_index);
+        h.name = sorted.name(index);
+        h.length = sorted.length(index);
         list.insert(std::upper_bound(list.begin(), list.end(), h, better), std::move(h));
         if (list.size() > o.top) list.pop_back();
       }
@@ -177,7 +189,7 @@ void run_search(const SearchOptions& o) {
       scorers[w]->score_tile(queries.view(), targets, tile, scores.data());
       std::size_t query_residues = 0;
       for (std::size_t q = 0; q < tile.query_count; ++q) {
-        keep_best(tile.first_query + q, scores.data() + q * tile.target_count, tile.first_target, tile.target_count);
+        keep_best(w, tile.first_query + q, scores.data() + q * tile.target_count, tile.first_target, tile.target_count);
         query_residues += queries.length(tile.first_query + q);
       }
       return static_cast<double>(query_residues) *
