@@ -1,13 +1,17 @@
 // CUDA kernel for Smith–Waterman database search scores (local alignment, affine gaps).
 //
-// One warp scores a pair of database sequences packed as 16x2 in 32-bit registers against the
-// queries, with Hopper's DPX instructions. The database pair lies along the warp (lane t holds rows
-// [tR, tR + R) of both sequences) and each query streams through it as a wavefront: at step s lane t
-// works on query column s - t and hands its bottom row's H and F to the next lane with one shuffle.
-// The substitution scores come from a per-warp "pair profile" in shared memory: for every query
-// letter and every database row, the packed pair (score(letter, a_row), score(letter, b_row)), so a
-// cell needs no shuffling of bytes. Database sequences longer than 32 × 8 rows run in stripes of 256
-// rows, the bottom row of one stripe feeding the next through a per-warp buffer in global memory.
+// A warp scores a pair of database sequences packed as 16x2 in 32-bit registers against one query
+// at a time, with Hopper's DPX instructions. The database pair lies along the warp (lane t holds
+// rows [tR, tR + R) of both sequences) and the query streams through it as a wavefront: at step s
+// lane t works on query column s - t and hands its bottom row's H and F to the next lane with one
+// shuffle. The substitution scores come from a "pair profile" in shared memory, shared by the warps
+// of a block (they take the pair's queries in turn): for every query letter and every database row,
+// the packed pair (score(letter, a_row), score(letter, b_row)), so a cell needs no shuffling of
+// bytes. Database sequences longer than 32 × 8 rows run in stripes of at most 256 rows, the bottom
+// row of one stripe feeding the next through a per-block buffer in global memory.
+//
+// The DPX instructions run on the ALU pipe, which they keep nearly full (5.5 per cell pair); the
+// code around them leans on multiply-adds (FMA pipe) where it can.
 //
 // Recurrence (BLAST gaps: length k costs open + k·extend; oe = open + extend), with the gap states
 // kept shifted by oe so that each update is one DPX instruction:
@@ -23,6 +27,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <numeric>
 #include <type_traits>
 #include <vector>
 
@@ -38,7 +43,7 @@ constexpr int kStripeRows = 32 * kMaxRowsPerLane;
 constexpr int kQueryPad = 64;                      // padding letters (and boundary entries) after each query
 constexpr short kPadScore = -1024;                 // padding against anything
 constexpr unsigned kAddOnly = 0x80008000u;         // max(a + b, -32768) = a + b
-constexpr std::size_t kBoundaryEntries = 1 << 15;  // per warp: query columns of one launch, with padding
+constexpr std::size_t kBoundaryEntries = 1 << 15;  // per block: query columns of one launch, with padding
 
 struct SwLaunch {
   const unsigned char* residues;          // the current targets
@@ -49,7 +54,7 @@ struct SwLaunch {
   const unsigned char* queries;           // padded letters
   const unsigned* query_starts;           // first real letter of each query
   const unsigned* query_lengths;
-  const unsigned* boundary_starts;        // each query's entries in a warp's boundary buffer
+  const unsigned* boundary_starts;        // each query's entries in a block's boundary buffer
   int query_count;
   uint2* boundary;                        // nullptr when every target fits one stripe
   unsigned boundary_stride;
@@ -73,9 +78,11 @@ struct ProfileShape {
   using Vec = std::conditional_t<kWidth == 4, uint4, uint2>;
 };
 
+// Codes first_code, first_code + code_step, ... of the profile of rows [row0, row0 + 32R).
 template <int R>
-__device__ void build_profile(const SwLaunch& p, const short* matrix, unsigned* profile, int lane,
-                              const unsigned char* a, unsigned la, const unsigned char* b, unsigned lb, unsigned row0) {
+__device__ void build_profile(const SwLaunch& p, const short* matrix, unsigned* profile, int lane, int first_code,
+                              int code_step, const unsigned char* a, unsigned la, const unsigned char* b, unsigned lb,
+                              unsigned row0) {
   using Shape = ProfileShape<R>;
   const unsigned char pad = static_cast<unsigned char>(p.codes - 1);
   unsigned char ca[R], cb[R];
@@ -85,7 +92,7 @@ __device__ void build_profile(const SwLaunch& p, const short* matrix, unsigned* 
     ca[r] = g < la ? a[g] : pad;
     cb[r] = g < lb ? b[g] : pad;
   }
-  for (int code = 0; code < p.codes; ++code) {
+  for (int code = first_code; code < p.codes; code += code_step) {
     const short* row = matrix + code * p.codes;
 #pragma unroll
     for (int v = 0; v < Shape::kVectors; ++v) {
@@ -200,17 +207,25 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
   return best;
 }
 
+// The warps of a block score one database pair together: they share its profile and take the
+// queries one at a time, longest first, so they finish together.
 template <int R>
-__device__ void score_pair(const SwLaunch& p, const short* matrix, unsigned* profile, uint2* boundary, int lane,
-                           unsigned pair, const unsigned char* a, unsigned la, const unsigned char* b, unsigned lb,
-                           unsigned stripes) {
+__device__ void score_pair(const SwLaunch& p, const short* matrix, unsigned* profile, uint2* boundary,
+                           unsigned& next_query, unsigned pair, const unsigned char* a, unsigned la,
+                           const unsigned char* b, unsigned lb, unsigned stripes) {
   constexpr unsigned kRows = 32 * R;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (unsigned k = 0; k < stripes; ++k) {
-    __syncwarp();  // the previous stripe's profile reads and boundary writes are done
-    build_profile<R>(p, matrix, profile, lane, a, la, b, lb, k * kRows);
-    __syncwarp();
+    __syncthreads();  // the previous stripe's profile reads and boundary writes are done
+    build_profile<R>(p, matrix, profile, lane, warp, kWarpsPerBlock, a, la, b, lb, k * kRows);
+    if (threadIdx.x == 0) next_query = 0;
+    __syncthreads();
     const bool first = k == 0, last = k + 1 == stripes;
-    for (int q = 0; q < p.query_count; ++q) {
+    for (;;) {
+      unsigned q = 0;
+      if (lane == 0) q = atomicAdd(&next_query, 1u);
+      q = __shfl_sync(0xffffffffu, q, 0);
+      if (q >= static_cast<unsigned>(p.query_count)) break;
       const unsigned char* query = p.queries + p.query_starts[q];
       const int m = static_cast<int>(p.query_lengths[q]);
       unsigned best = stripes == 1 ? stripe_against_query<R, false>(p, profile, query, m, nullptr, true, true, lane)
@@ -228,23 +243,21 @@ __device__ void score_pair(const SwLaunch& p, const short* matrix, unsigned* pro
 
 __global__ void __launch_bounds__(32 * kWarpsPerBlock) sw_search_kernel(SwLaunch p) {
   extern __shared__ uint4 shared[];
-  const int lane = threadIdx.x & 31;
+  __shared__ unsigned pair_of_block, next_query;
   short* matrix = reinterpret_cast<short*>(shared);
   for (int i = threadIdx.x; i < p.codes * p.codes; i += blockDim.x) matrix[i] = p.matrix[i];
-  __syncthreads();
-  const int matrix_vectors = (p.codes * p.codes * 2 + 15) / 16;
-  unsigned* profile = reinterpret_cast<unsigned*>(shared + matrix_vectors) +
-                      static_cast<std::size_t>(threadIdx.x >> 5) * p.codes * kStripeRows;
-  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  uint2* boundary = p.boundary ? p.boundary + warp * p.boundary_stride : nullptr;
+  unsigned* profile = reinterpret_cast<unsigned*>(shared + (p.codes * p.codes * 2 + 15) / 16);
+  uint2* boundary = p.boundary ? p.boundary + static_cast<std::size_t>(blockIdx.x) * p.boundary_stride : nullptr;
   if (boundary)  // read by lane 0 in the steps after each query's last column
     for (int q = 0; q < p.query_count; ++q)
-      for (int k = lane; k < kQueryPad; k += 32) boundary[p.boundary_starts[q] + p.query_lengths[q] + k] = make_uint2(0, 0);
+      for (int k = threadIdx.x; k < kQueryPad; k += blockDim.x)
+        boundary[p.boundary_starts[q] + p.query_lengths[q] + k] = make_uint2(0, 0);
 
   for (;;) {
-    unsigned pair = 0;
-    if (lane == 0) pair = atomicAdd(p.next_pair, 1u);
-    pair = __shfl_sync(0xffffffffu, pair, 0);
+    __syncthreads();  // the block is done with the previous pair
+    if (threadIdx.x == 0) pair_of_block = atomicAdd(p.next_pair, 1u);
+    __syncthreads();
+    const unsigned pair = pair_of_block;
     if (pair >= p.pairs) break;
     const unsigned long long ta = p.first_target + 2ull * pair;
     const unsigned char* a = p.residues + p.offsets[ta];
@@ -256,10 +269,10 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sw_search_kernel(SwLaunch
     const unsigned len = max(la, lb);
     const unsigned stripes = max(1u, (len + kStripeRows - 1) / kStripeRows);
     const unsigned rows = (len + stripes - 1) / stripes;
-    if (rows <= 64) score_pair<2>(p, matrix, profile, boundary, lane, pair, a, la, b, lb, stripes);
-    else if (rows <= 128) score_pair<4>(p, matrix, profile, boundary, lane, pair, a, la, b, lb, stripes);
-    else if (rows <= 192) score_pair<6>(p, matrix, profile, boundary, lane, pair, a, la, b, lb, stripes);
-    else score_pair<8>(p, matrix, profile, boundary, lane, pair, a, la, b, lb, stripes);
+    if (rows <= 64) score_pair<2>(p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
+    else if (rows <= 128) score_pair<4>(p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
+    else if (rows <= 192) score_pair<6>(p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
+    else score_pair<8>(p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
   }
 }
 
@@ -288,6 +301,7 @@ class GpuSwScorer final : public SwScorer {
   DeviceBuffer<unsigned char> letters_;
   DeviceBuffer<unsigned> index_, scores_, counter_;
   DeviceBuffer<uint2> boundary_;
+  std::vector<std::size_t> order_;  // launch slot → query of the launch
 };
 
 class GpuSwKernel final : public SwKernel {
@@ -306,7 +320,7 @@ class GpuSwKernel final : public SwKernel {
     matrix_.upload(table);
     overflow_limit_ = 32767 - std::max(0, matrix.max_score());
     shared_bytes_ = (static_cast<std::size_t>(codes_) * codes_ * 2 + 15) / 16 * 16 +
-                    static_cast<std::size_t>(kWarpsPerBlock) * codes_ * kStripeRows * 4;
+                    static_cast<std::size_t>(codes_) * kStripeRows * 4;
     check(cudaFuncSetAttribute(sw_search_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(shared_bytes_)),
           "shared memory size");
@@ -376,7 +390,7 @@ void GpuSwScorer::score_tile(const SwSequences& queries, const SwSequences& targ
     striped = targets.offsets[t + 1] - targets.offsets[t] > static_cast<std::size_t>(kStripeRows);
   std::size_t begin = 0;
   while (begin < tile.query_count) {
-    // Striped launches keep every query's boundary entries within a warp's buffer.
+    // Striped launches keep every query's boundary entries within a block's buffer.
     std::size_t end = begin, entries = 0;
     do {
       entries += queries.sequence(tile.first_query + end).size() + kQueryPad + 3;
@@ -401,9 +415,16 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   host_index_.reserve(3 * n);
   const auto pad = static_cast<unsigned char>(kernel_.codes_ - 1);
   std::fill(host_letters_.ptr, host_letters_.ptr + letters, pad);
+  // Longest first, so the warps sharing a pair finish together.
+  std::vector<std::size_t>& order = order_;
+  order.resize(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return queries.sequence(tile.first_query + begin + x).size() > queries.sequence(tile.first_query + begin + y).size();
+  });
   std::size_t at = kQueryPad;
   for (std::size_t k = 0; k < n; ++k) {
-    const auto query = queries.sequence(tile.first_query + begin + k);
+    const auto query = queries.sequence(tile.first_query + begin + order[k]);
     std::copy(query.begin(), query.end(), host_letters_.ptr + at);
     host_index_.ptr[k] = static_cast<unsigned>(at);
     host_index_.ptr[n + k] = static_cast<unsigned>(query.size());
@@ -415,8 +436,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   index_.reserve(3 * n);
   scores_.reserve(n * pairs);
   host_scores_.reserve(n * pairs);
-  const std::size_t warps = static_cast<std::size_t>(kernel_.blocks_) * kWarpsPerBlock;
-  if (striped) boundary_.reserve(warps * entries);
+  if (striped) boundary_.reserve(static_cast<std::size_t>(kernel_.blocks_) * entries);
   check(cudaMemcpyAsync(letters_.ptr, host_letters_.ptr, letters, cudaMemcpyHostToDevice, stream_), "queries");
   check(cudaMemcpyAsync(index_.ptr, host_index_.ptr, 3 * n * sizeof(unsigned), cudaMemcpyHostToDevice, stream_), "queries");
   check(cudaMemsetAsync(counter_.ptr, 0, sizeof(unsigned), stream_), "counter");
@@ -456,8 +476,8 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   }
   for (std::size_t k = 0; k < n; ++k) {
     const unsigned* packed = host_scores_.ptr + k * pairs;
-    int* out = scores + (begin + k) * tile.target_count;
-    const auto query = queries.sequence(tile.first_query + begin + k);
+    int* out = scores + (begin + order[k]) * tile.target_count;
+    const auto query = queries.sequence(tile.first_query + begin + order[k]);
     for (std::size_t t = 0; t < tile.target_count; ++t) {
       const int score = static_cast<short>(packed[t / 2] >> (16 * (t & 1)) & 0xFFFFu);
       out[t] = score < kernel_.overflow_limit_
