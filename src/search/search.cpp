@@ -120,8 +120,10 @@ void run_search(const SearchOptions& o) {
   std::vector<sched::WorkerGroup> groups;
   std::vector<const kernels::SwKernel*> kernel_of_worker;
   if (o.device != sched::DeviceChoice::gpu || gpu_kernels.empty()) {
-    groups.push_back({std::string(cpu_kernel->name()), threads, 1});
-    kernel_of_worker.insert(kernel_of_worker.end(), threads, cpu_kernel.get());
+    // A core for each GPU's worker, which unpacks and ranks its scores while the GPU waits.
+    const unsigned cpu_workers = threads > gpu_kernels.size() ? threads - static_cast<unsigned>(gpu_kernels.size()) : 1;
+    groups.push_back({std::string(cpu_kernel->name()), cpu_workers, 1});
+    kernel_of_worker.insert(kernel_of_worker.end(), cpu_workers, cpu_kernel.get());
   }
   for (const auto& g : gpu_kernels) {
     groups.push_back({std::string(g->name()), 1, std::size_t{1} << 30});

@@ -111,30 +111,22 @@ __device__ void build_profile(const SwLaunch& p, const short* matrix, unsigned* 
   }
 }
 
-// The R words of `code` for this lane (`lane_profile` = profile + lane × kWidth).
+// The R words of `code` for this lane, from the shared-memory byte address `lane_profile` (the
+// profile plus this lane's offset); 32-bit address arithmetic, one multiply-add per load.
 template <int R>
-__device__ __forceinline__ void load_profile(const unsigned* lane_profile, unsigned code, unsigned code_stride,
-                                             unsigned (&w)[R]) {
+__device__ __forceinline__ void load_profile(unsigned lane_profile, unsigned code, unsigned code_stride, unsigned (&w)[R]) {
   using Shape = ProfileShape<R>;
-  const auto* vec = reinterpret_cast<const typename Shape::Vec*>(lane_profile + code * code_stride);
+  const unsigned address = lane_profile + code * code_stride;
 #pragma unroll
   for (int v = 0; v < Shape::kVectors; ++v) {
-    const auto x = vec[v * 32];
-    w[v * Shape::kWidth] = x.x;
-    w[v * Shape::kWidth + 1] = x.y;
-    if constexpr (Shape::kWidth == 4) {
-      w[v * Shape::kWidth + 2] = x.z;
-      w[v * Shape::kWidth + 3] = x.w;
-    }
+    unsigned* x = w + v * Shape::kWidth;
+    if constexpr (Shape::kWidth == 4)
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+          : "=r"(x[0]), "=r"(x[1]), "=r"(x[2]), "=r"(x[3])
+          : "r"(address + v * 32 * 16));
+    else
+      asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(x[0]), "=r"(x[1]) : "r"(address + v * 32 * 8));
   }
-}
-
-// Four query letters per lane, those of columns [first, first + 4) (the query is padded and starts
-// on a 4-byte boundary, so both aligned words are inside the buffer).
-__device__ __forceinline__ unsigned four_letters(const unsigned char* query, int first) {
-  const auto address = reinterpret_cast<std::uintptr_t>(query + first);
-  const auto* word = reinterpret_cast<const unsigned*>(address & ~std::uintptr_t{3});
-  return __funnelshift_r(__ldg(word), __ldg(word + 1), static_cast<unsigned>(address & 3) * 8);
 }
 
 // One stripe of a database pair against one query; returns this lane's maximum (16x2).
@@ -151,7 +143,7 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
   // Lane 0's input from the row above is a multiply-add: in = from_lane_above × not_lane0 + top,
   // with top zero on the other lanes.
   const unsigned not_lane0 = lane != 0 ? p.one : 0u, lane0 = lane == 0 ? p.one : 0u;
-  const unsigned code_stride = p.one * (ProfileShape<R>::kVectors * 32 * ProfileShape<R>::kWidth);
+  const unsigned code_stride = p.one * (R * 32 * 4);  // bytes per query letter
   // Striped: this group's and the next group's four boundary entries (H, F*), masked to lane 0.
   uint4 top[2] = {make_uint4(0, 0, 0, 0), make_uint4(0, 0, 0, 0)}, next_top[2] = {top[0], top[1]};
   const auto load_tops = [&](int column, uint4 (&out)[2]) {
@@ -162,12 +154,21 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
     for (int x = 0; x < 2; ++x) out[x] = make_uint4(out[x].x * lane0, out[x].y * lane0, out[x].z * lane0, out[x].w * lane0);
   };
   if (kStriped && !first) load_tops(0, top);
-  const unsigned* lane_profile = profile + lane * ProfileShape<R>::kWidth;
-  unsigned letters = four_letters(query, -lane);
+  const auto lane_profile =
+      static_cast<unsigned>(__cvta_generic_to_shared(profile + lane * ProfileShape<R>::kWidth));
+  // This lane reads query columns s - lane .. s - lane + 3 at group s: aligned words at a fixed
+  // byte shift (the query starts on a 4-byte boundary), one new word per group.
+  const auto first_address = reinterpret_cast<std::uintptr_t>(query) - lane;
+  const unsigned* words = reinterpret_cast<const unsigned*>(first_address & ~std::uintptr_t{3});
+  const unsigned shift = static_cast<unsigned>(first_address & 3) * 8;
+  unsigned word_hi = __ldg(words + 1);
+  unsigned letters = __funnelshift_r(__ldg(words), word_hi, shift);
   load_profile<R>(lane_profile, __byte_perm(letters, 0, 0x4440), code_stride, w);
   const int steps = (m + 31 + 3) & ~3;  // whole groups of four; the extra columns are padding
   for (int s = 0; s < steps; s += 4) {
-    const unsigned next_letters = four_letters(query, s + 4 - lane);
+    const unsigned word_next = __ldg(words + s / 4 + 2);
+    const unsigned next_letters = __funnelshift_r(word_hi, word_next, shift);
+    word_hi = word_next;
     if (kStriped && !first) load_tops(s + 4, next_top);
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
