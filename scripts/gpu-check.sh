@@ -34,7 +34,7 @@ cuobjdump -sass "$build/src/CMakeFiles/hyalign_lib.dir/kernels/cuda/sw_cuda.cu.o
 declare -A result
 if want search; then
   log "Smith-Waterman: every kernel against parasail (GPU included)"
-  "$build/tests/hyalign_tests" --gtest_filter='*SwKernelTest*:*SwGpu*' 2>&1 | tail -n 12
+  "$build/tests/hyalign_tests" --gtest_filter='*SwKernelTest*:*SearchPipeline*' 2>&1 | grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests? ran|Failure'
   result[sw_tests]=${PIPESTATUS[0]}
   log "Smith-Waterman GPU benchmark: 20 queries x 1,000,000 copies of a length-256 protein"
   "$build/bench/hyalign_bench_sw_gpu" --write-fasta /tmp/pseudo256.fasta | tee /tmp/sw_bench.txt

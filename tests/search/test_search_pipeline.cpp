@@ -1,6 +1,7 @@
 // hyalign search end to end against parasail: with -k as large as the database, every reported
 // score must equal parasail's Smith-Waterman score for that pair, every pair with a positive score
-// must be reported, and every reported alignment must re-score to its score.
+// must be reported, and every reported alignment must re-score to its score. Run with the CPU
+// kernels and with the GPU (skipped with a message where no usable GPU is present).
 #include <gtest/gtest.h>
 #include <parasail.h>
 
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "core/log.hpp"
+#include "kernels/cuda/gpu_devices.hpp"
 #include "search/search.hpp"
 #include "test_support.hpp"
 
@@ -52,7 +54,7 @@ std::vector<std::string> real_proteins() {
   return out;
 }
 
-void check_against_parasail(bool dna, const std::string& matrix_name, int open, int extend,
+void check_against_parasail(sched::DeviceChoice device, bool dna, const std::string& matrix_name, int open, int extend,
                             std::vector<std::string> queries = {}, std::vector<std::string> db = {}) {
   Log::instance().set_quiet(true);
   TempDir dir;
@@ -81,6 +83,7 @@ void check_against_parasail(bool dna, const std::string& matrix_name, int open, 
   o.out = (dir.path / "out.tsv").string();
   o.threads = 2;
   o.chunk_residues = 5000;  // several chunks
+  o.device = device;
   const auto scores = run(o);
 
   const parasail_matrix_t* matrix = dna ? parasail_matrix_create("ACGT", 2, -3) : parasail_matrix_lookup(matrix_name.c_str());
@@ -103,18 +106,30 @@ void check_against_parasail(bool dna, const std::string& matrix_name, int open, 
   if (dna) parasail_matrix_free(const_cast<parasail_matrix_t*>(matrix));
 }
 
+class SearchPipeline : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "gpu" && kernels::cuda::usable_gpus().empty())
+      GTEST_SKIP() << "SKIPPED: no usable GPU: " << kernels::cuda::gpu_unavailable_reason();
+  }
+  sched::DeviceChoice device() const { return sched::parse_device_choice(GetParam()); }
+};
+
 }  // namespace
 
-TEST(SearchPipeline, ProteinScoresEqualParasail) { check_against_parasail(false, "blosum62", 11, 1); }
-TEST(SearchPipeline, ProteinOtherMatrixEqualsParasail) { check_against_parasail(false, "pam30", 9, 1); }
-TEST(SearchPipeline, DnaScoresEqualParasail) { check_against_parasail(true, "", 5, 2); }
+TEST_P(SearchPipeline, ProteinScoresEqualParasail) { check_against_parasail(device(), false, "blosum62", 11, 1); }
+TEST_P(SearchPipeline, ProteinOtherMatrixEqualsParasail) { check_against_parasail(device(), false, "pam30", 9, 1); }
+TEST_P(SearchPipeline, DnaScoresEqualParasail) { check_against_parasail(device(), true, "", 5, 2); }
 
 // Real proteins: the five shortest of the bundled UniProt set against all twenty.
-TEST(SearchPipeline, RealProteinsEqualParasail) {
+TEST_P(SearchPipeline, RealProteinsEqualParasail) {
   std::vector<std::string> all = real_proteins();
   ASSERT_EQ(all.size(), 20u);
   std::vector<std::string> shortest = all;
   std::sort(shortest.begin(), shortest.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
   shortest.resize(5);
-  check_against_parasail(false, "blosum62", 11, 1, shortest, all);
+  check_against_parasail(device(), false, "blosum62", 11, 1, shortest, all);
 }
+
+INSTANTIATE_TEST_SUITE_P(Devices, SearchPipeline, ::testing::Values("cpu", "gpu"),
+                         [](const auto& info) { return info.param; });
