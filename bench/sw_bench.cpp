@@ -27,38 +27,16 @@
 
 #include <fmt/format.h>
 
+#include "bench_support.hpp"
 #include "core/score_matrix.hpp"
 #include "kernels/sw_kernel.hpp"
 
 using namespace hyalign;
 using namespace hyalign::kernels;
+using hyalign::bench::now;
+using hyalign::bench::read_fasta;
 
 namespace {
-
-#ifndef HYALIGN_DATA_DIR
-#define HYALIGN_DATA_DIR "tests/data"
-#endif
-
-std::vector<std::string> read_fasta(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    fmt::print(stderr, "cannot read {}\n", path);
-    std::exit(1);
-  }
-  std::vector<std::string> seqs;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    if (line[0] == '>') seqs.emplace_back();
-    else if (!seqs.empty()) seqs.back() += line;
-  }
-  return seqs;
-}
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 struct Result {
   std::string name;

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/cuda/cuda_support.cuh"
+
 namespace hyalign::kernels::cuda {
 
 std::vector<GpuInfo> usable_gpus() {
@@ -26,6 +28,13 @@ std::string gpu_unavailable_reason() {
   if (status != cudaSuccess) return std::string("no CUDA device (") + cudaGetErrorString(status) + ")";
   if (count == 0) return "no CUDA device";
   return "no CUDA device of compute capability 9.0 or newer (the kernels use Hopper DPX instructions)";
+}
+
+std::string use_gpu(int device) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  return "gpu" + std::to_string(device) + " (" + prop.name + ")";
 }
 
 }  // namespace hyalign::kernels::cuda

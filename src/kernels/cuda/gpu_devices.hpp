@@ -17,4 +17,7 @@ struct GpuInfo {
 std::vector<GpuInfo> usable_gpus();
 std::string gpu_unavailable_reason();
 
+// "gpuN (model name)", for logs; also makes `device` the current device of this thread.
+std::string use_gpu(int device);
+
 }  // namespace hyalign::kernels::cuda

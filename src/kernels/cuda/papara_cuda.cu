@@ -151,10 +151,7 @@ class GpuScorer final : public PaparaBlockScorer {
 class GpuKernel final : public PaparaKernel {
  public:
   GpuKernel(int device, const PaparaProblem& problem) : device_(device), problem_(problem) {
-    check(cudaSetDevice(device), "cudaSetDevice");
-    cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
-    name_ = "gpu" + std::to_string(device) + " (" + prop.name + ")";
+    name_ = use_gpu(device);
     const simd::EncodedQueries encoded = simd::encode_queries(problem);
     lengths_.resize(encoded.size());
     for (std::size_t q = 0; q < encoded.size(); ++q) lengths_[q] = encoded.length(q);

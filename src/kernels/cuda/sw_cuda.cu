@@ -308,10 +308,7 @@ class GpuSwScorer final : public SwScorer {
 class GpuSwKernel final : public SwKernel {
  public:
   GpuSwKernel(int device, const SwScoring& scoring) : device_(device), scoring_(scoring) {
-    check(cudaSetDevice(device), "cudaSetDevice");
-    cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
-    name_ = "gpu" + std::to_string(device) + " (" + prop.name + ")";
+    name_ = use_gpu(device);
     const ScoreMatrix& matrix = *scoring.matrix;
     codes_ = matrix.size() + 1;
     std::vector<short> table(static_cast<std::size_t>(codes_) * codes_, kPadScore);
@@ -329,7 +326,9 @@ class GpuSwKernel final : public SwKernel {
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, sw_search_kernel, 32 * kWarpsPerBlock,
                                                         shared_bytes_),
           "occupancy");
-    blocks_ = static_cast<unsigned>(std::max(1, blocks_per_sm) * prop.multiProcessorCount);
+    int multiprocessors = 0;
+    check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "multiprocessor count");
+    blocks_ = static_cast<unsigned>(std::max(1, blocks_per_sm) * multiprocessors);
   }
 
   std::string_view name() const override { return name_; }
