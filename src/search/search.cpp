@@ -117,6 +117,7 @@ void run_search(const SearchOptions& o) {
   std::vector<std::unique_ptr<kernels::SwKernel>> gpu_kernels;
   const std::string unsupported = o.device == sched::DeviceChoice::cpu ? "" : kernels::cuda::sw_gpu_unsupported_reason(scoring);
   for (int gpu : sched::gpus_to_use(o.device, unsupported)) gpu_kernels.push_back(kernels::cuda::make_sw_gpu_kernel(gpu, scoring));
+  const std::size_t block = cpu_kernel->lanes() * 32;  // targets per tile
   std::vector<sched::WorkerGroup> groups;
   std::vector<const kernels::SwKernel*> kernel_of_worker;
   if (o.device != sched::DeviceChoice::gpu || gpu_kernels.empty()) {
@@ -126,7 +127,8 @@ void run_search(const SearchOptions& o) {
     kernel_of_worker.insert(kernel_of_worker.end(), cpu_workers, cpu_kernel.get());
   }
   for (const auto& g : gpu_kernels) {
-    groups.push_back({std::string(g->name()), 1, std::size_t{1} << 30});
+    // At most 2^26 scores (256 MB) per take, whatever the numbers of queries and targets.
+    groups.push_back({std::string(g->name()), 1, std::max<std::size_t>(1, (std::size_t{1} << 26) / block)});
     kernel_of_worker.push_back(g.get());
   }
   sched::log_worker_groups(groups);
@@ -183,8 +185,9 @@ void run_search(const SearchOptions& o) {
       }
     };
     // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
-    sched::TileQueue queue(sorted.size(), cpu_kernel->lanes() * 32, nq, 1);
-    const auto chunk_reports = sched::run_workers(groups, queue, nullptr, [&](std::size_t w, const kernels::WorkTile& tile) {
+    sched::TileQueue queue(sorted.size(), block, nq, 1);
+    Progress progress(fmt::format("scoring chunk {}", chunks), queue.tile_count());  // shown on a terminal only
+    const auto chunk_reports = sched::run_workers(groups, queue, &progress, [&](std::size_t w, const kernels::WorkTile& tile) {
       if (!scorers[w]) scorers[w] = kernel_of_worker[w]->make_scorer();
       std::vector<int>& scores = buffers[w];
       scores.resize(tile.query_count * tile.target_count);
