@@ -52,6 +52,12 @@ SequenceType detect_type(const std::vector<SequenceRecord>& queries) {
   return letters > 0 && nucleotides * 10 >= letters * 9 ? SequenceType::dna : SequenceType::protein;
 }
 
+bool is_longest_first(const EncodedSequences& chunk) {
+  for (std::size_t i = 1; i < chunk.size(); ++i)
+    if (chunk.length(i) > chunk.length(i - 1)) return false;
+  return true;
+}
+
 // A copy of the chunk with its sequences in decreasing length, so SIMD lanes hold similar lengths.
 EncodedSequences sorted_by_length(const EncodedSequences& chunk) {
   std::vector<std::size_t> order(chunk.size());
@@ -146,7 +152,11 @@ void run_search(const SearchOptions& o) {
   std::size_t db_sequences = 0, db_residues = 0, chunks = 0;
   double cells = 0, scoring_seconds = 0;
   while (source->next_chunk(chunk)) {
-    const EncodedSequences sorted = sorted_by_length(chunk);
+    // Databases made by makedb come in this order already; other input is sorted here.
+    EncodedSequences sorted_copy;
+    const bool in_order = is_longest_first(chunk);
+    if (!in_order) sorted_copy = sorted_by_length(chunk);
+    const EncodedSequences& sorted = in_order ? chunk : sorted_copy;
     db_sequences += sorted.size();
     db_residues += sorted.residues.size();
     ++chunks;

@@ -81,16 +81,30 @@ class DatabaseSource final : public SequenceSource {
     read(ids.data(), ids.size() * 8);
     read(name_offsets.data(), name_offsets.size() * 8);
     read(offsets.data(), offsets.size() * 8);
-    std::string names(name_bytes, '\0'), letters(residues, '\0');
-    read(names.data(), names.size());
-    read(letters.data(), letters.size());
-    for (std::size_t i = 0; i < count; ++i) {
+    for (std::size_t i = 0; i < count; ++i)
       if (name_offsets[i] > name_offsets[i + 1] || name_offsets[i + 1] > name_bytes || offsets[i] > offsets[i + 1] ||
           offsets[i + 1] > residues)
         throw InputError(path_, "corrupt database chunk offsets");
-      chunk.add(std::string_view(names).substr(name_offsets[i], name_offsets[i + 1] - name_offsets[i]),
-                std::string_view(letters).substr(offsets[i], offsets[i + 1] - offsets[i]), matrix_, ids[i], unknown_);
+    // Names and letters are read straight into the chunk; letters become codes in place.
+    chunk.names.resize(name_bytes);
+    read(chunk.names.data(), name_bytes);
+    chunk.name_offsets.assign(name_offsets.begin(), name_offsets.end());
+    chunk.ids.assign(ids.begin(), ids.end());
+    chunk.residues.resize(residues);
+    read(chunk.residues.data(), residues);
+    std::uint8_t* data = chunk.residues.data();
+    std::size_t out = 0;
+    chunk.offsets.reserve(count + 1);
+    for (std::size_t i = 0; i < count; ++i) {
+      for (std::size_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+        const char c = static_cast<char>(data[k]);
+        if (c == '-' || c == '.') continue;
+        if (!matrix_.is_known(c)) ++unknown_[c];
+        data[out++] = matrix_.encode(c);
+      }
+      chunk.offsets.push_back(out);
     }
+    chunk.residues.resize(out);
     return true;
   }
   const std::map<char, std::size_t>& unknown_letters() const override { return unknown_; }
@@ -119,11 +133,15 @@ void EncodedSequences::add(std::string_view name, std::string_view letters, cons
                            std::map<char, std::size_t>& unknown) {
   names.append(name);
   name_offsets.push_back(names.size());
+  const std::size_t start = residues.size();
+  residues.resize(start + letters.size());
+  std::uint8_t* out = residues.data() + start;
   for (char c : letters) {
     if (c == '-' || c == '.') continue;  // alignment gaps are not residues
     if (!matrix.is_known(c)) ++unknown[c];
-    residues.push_back(matrix.encode(c));
+    *out++ = matrix.encode(c);
   }
+  residues.resize(static_cast<std::size_t>(out - residues.data()));
   offsets.push_back(residues.size());
   ids.push_back(id);
 }
