@@ -41,6 +41,7 @@ constexpr int kWarpsPerBlock = 2;
 constexpr int kMaxRowsPerLane = 8;
 constexpr int kStripeRows = 32 * kMaxRowsPerLane;
 constexpr int kQueryPad = 64;                      // padding letters (and boundary entries) after each query
+constexpr int kBoundaryHeadroom = 32;              // spare boundary entries before a block's first query
 constexpr short kPadScore = -1024;                 // padding against anything
 constexpr unsigned kAddOnly = 0x80008000u;         // max(a + b, -32768) = a + b
 constexpr std::size_t kBoundaryEntries = 1 << 15;  // per block: query columns of one launch, with padding
@@ -165,6 +166,7 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
   unsigned letters = __funnelshift_r(__ldg(words), word_hi, shift);
   load_profile<R>(lane_profile, __byte_perm(letters, 0, 0x4440), code_stride, w);
   const int steps = (m + 31 + 3) & ~3;  // whole groups of four; the extra columns are padding
+  uint2 bottom[4];  // striped: lane 31's outputs of this group, stored together at its end
   for (int s = 0; s < steps; s += 4) {
     const unsigned word_next = __ldg(words + s / 4 + 2);
     const unsigned next_letters = __funnelshift_r(word_hi, word_next, shift);
@@ -194,12 +196,18 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
       h_out = up;
       f_out = f;
       diag = h_in;
-      if constexpr (kStriped) {
-        const int j = s + k - lane;
-        if (!last && lane == 31 && j >= 0 && j < m) boundary[j] = make_uint2(h_out, f_out);
-      }
+      if constexpr (kStriped) bottom[k] = make_uint2(h_out, f_out);
       load_profile<R>(lane_profile, __byte_perm(k < 3 ? letters : next_letters, 0, k < 3 ? 0x4441 + k : 0x4440),
                       code_stride, w);
+    }
+    // Lane 31 worked on columns s - 31 .. s - 28. Entries before a query's first column and after
+    // its last are padding, so these stores need no range checks: padding entries only ever feed
+    // padding columns (see the file comment), and each block's buffer starts with kBoundaryHeadroom
+    // spare entries.
+    if (kStriped && !last && lane == 31) {
+      uint2* at = boundary + (s - 31);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) at[k] = bottom[k];
     }
     letters = next_letters;
     top[0] = next_top[0];
@@ -248,7 +256,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sw_search_kernel(SwLaunch
   short* matrix = reinterpret_cast<short*>(shared);
   for (int i = threadIdx.x; i < p.codes * p.codes; i += blockDim.x) matrix[i] = p.matrix[i];
   unsigned* profile = reinterpret_cast<unsigned*>(shared + (p.codes * p.codes * 2 + 15) / 16);
-  uint2* boundary = p.boundary ? p.boundary + static_cast<std::size_t>(blockIdx.x) * p.boundary_stride : nullptr;
+  uint2* boundary =
+      p.boundary ? p.boundary + static_cast<std::size_t>(blockIdx.x) * p.boundary_stride + kBoundaryHeadroom : nullptr;
   if (boundary)  // read by lane 0 in the steps after each query's last column
     for (int q = 0; q < p.query_count; ++q)
       for (int k = threadIdx.x; k < kQueryPad; k += blockDim.x)
@@ -436,7 +445,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   index_.reserve(3 * n);
   scores_.reserve(n * pairs);
   host_scores_.reserve(n * pairs);
-  if (striped) boundary_.reserve(static_cast<std::size_t>(kernel_.blocks_) * entries);
+  if (striped) boundary_.reserve(static_cast<std::size_t>(kernel_.blocks_) * (entries + kBoundaryHeadroom));
   check(cudaMemcpyAsync(letters_.ptr, host_letters_.ptr, letters, cudaMemcpyHostToDevice, stream_), "queries");
   check(cudaMemcpyAsync(index_.ptr, host_index_.ptr, 3 * n * sizeof(unsigned), cudaMemcpyHostToDevice, stream_), "queries");
   check(cudaMemsetAsync(counter_.ptr, 0, sizeof(unsigned), stream_), "counter");
@@ -453,7 +462,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   p.boundary_starts = index_.ptr + 2 * n;
   p.query_count = static_cast<int>(n);
   p.boundary = striped ? boundary_.ptr : nullptr;
-  p.boundary_stride = static_cast<unsigned>(entries);
+  p.boundary_stride = static_cast<unsigned>(entries + kBoundaryHeadroom);
   p.matrix = kernel_.matrix_.ptr;
   p.codes = kernel_.codes_;
   p.neg_open_extend2 = pack2(-(kernel_.scoring_.gap_open + kernel_.scoring_.gap_extend));
