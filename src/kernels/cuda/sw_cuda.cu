@@ -20,8 +20,14 @@
 // H, E*, F* are never negative, so nothing underflows. Padding (query columns before and after each
 // query, database rows after each sequence) scores far below zero against everything: before a
 // sequence it leaves the exact boundary state, after it no cell can exceed a real cell, so the
-// maximum is exact without masks. The maximum is taken over H(i−1,j−1) + s: a best local alignment
-// ends on a substitution. Scores within max_score of 32767 could have wrapped and are re-run on the CPU.
+// maximum is exact without masks. In particular, lanes still filling the wavefront (columns before
+// the query) compute H = E* = F* = 0 exactly, and columns after the query only feed other padding
+// columns, so a stripe's bottom-row entries for padding columns may hold either and need no range
+// checks. The maximum is taken over H(i−1,j−1) + s: a best local alignment ends on a substitution.
+// Scores within max_score of 32767 could have wrapped and are re-run on the CPU.
+//
+// Parallelism is across database pairs: a database of a few very long sequences keeps only a few
+// blocks busy.
 #include <cuda_runtime.h>
 
 #include <algorithm>
