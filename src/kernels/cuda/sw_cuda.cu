@@ -168,24 +168,21 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
   const auto first_address = reinterpret_cast<std::uintptr_t>(query) - lane;
   const unsigned* words = reinterpret_cast<const unsigned*>(first_address & ~std::uintptr_t{3});
   const unsigned shift = static_cast<unsigned>(first_address & 3) * 8;
-  unsigned word_a = __ldg(words + 1), word_b = 0;
-  unsigned letters = __funnelshift_r(__ldg(words), word_a, shift), next_letters = 0;
+  unsigned word_hi = __ldg(words + 1);
+  unsigned letters = __funnelshift_r(__ldg(words), word_hi, shift);
   load_profile<R>(lane_profile, __byte_perm(letters, 0, 0x4440), code_stride, w);
-
-  // One group of four steps from column s. The current and next group's letters, words and
-  // boundary entries swap roles from group to group (the loop below runs two groups per turn), so
-  // no registers are copied at the turn.
-  const auto group = [&](int s, const uint4 (&tops)[2], uint4 (&next_tops)[2], unsigned group_letters,
-                         unsigned& following_letters, unsigned word_have, unsigned& word_load) {
-    word_load = __ldg(words + s / 4 + 2);
-    following_letters = __funnelshift_r(word_have, word_load, shift);
-    if (kStriped && !first) load_tops(s + 4, next_tops);
-    uint2 bottom[4];  // striped: lane 31's outputs, stored together after the four steps
+  const int steps = (m + 31 + 3) & ~3;  // whole groups of four; the extra columns are padding
+  uint2 bottom[4];  // striped: lane 31's outputs of this group, stored together at its end
+  for (int s = 0; s < steps; s += 4) {
+    const unsigned word_next = __ldg(words + s / 4 + 2);
+    const unsigned next_letters = __funnelshift_r(word_hi, word_next, shift);
+    word_hi = word_next;
+    if (kStriped && !first) load_tops(s + 4, next_top);
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       const unsigned h_above = __shfl_up_sync(0xffffffffu, h_out, 1);
       const unsigned f_above = __shfl_up_sync(0xffffffffu, f_out, 1);
-      const uint4 t4 = tops[k / 2];
+      const uint4 t4 = top[k / 2];
       const unsigned h_in = h_above * not_lane0 + (k % 2 ? t4.z : t4.x);
       const unsigned f_in = f_above * not_lane0 + (k % 2 ? t4.w : t4.y);
       unsigned d = diag, up = h_in, f = f_in, ds_prev = 0;
@@ -206,8 +203,7 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
       f_out = f;
       diag = h_in;
       if constexpr (kStriped) bottom[k] = make_uint2(h_out, f_out);
-      load_profile<R>(lane_profile,
-                      __byte_perm(k < 3 ? group_letters : following_letters, 0, k < 3 ? 0x4441 + k : 0x4440),
+      load_profile<R>(lane_profile, __byte_perm(k < 3 ? letters : next_letters, 0, k < 3 ? 0x4441 + k : 0x4440),
                       code_stride, w);
     }
     // Lane 31 worked on columns s - 31 .. s - 28. Entries before a query's first column and after
@@ -219,12 +215,9 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
 #pragma unroll
       for (int k = 0; k < 4; ++k) at[k] = bottom[k];
     }
-  };
-  const int steps = (m + 31 + 3) & ~3;  // whole groups of four; the extra columns are padding
-  for (int s = 0; s < steps; s += 8) {
-    group(s, top, next_top, letters, next_letters, word_a, word_b);
-    if (s + 4 == steps) break;
-    group(s + 4, next_top, top, next_letters, letters, word_b, word_a);
+    letters = next_letters;
+    top[0] = next_top[0];
+    top[1] = next_top[1];
   }
   return best;
 }
