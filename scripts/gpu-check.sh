@@ -53,6 +53,13 @@ if want search; then
       tail -n 4 "/tmp/search_$device.log"
     done
     cmp -s /tmp/search_gpu.tsv /tmp/search_all.tsv && result[search_same]=yes || result[search_same]=NO
+    log "end to end: the same database in 4 chunks of 64 M residues (the next chunk is read while one is scored)"
+    "$build/hyalign" search makedb -i /tmp/pseudo256.fasta -o /tmp/pseudo256_4.hdb --chunk-mb 64 2>&1 | tail -n 1
+    start=$EPOCHREALTIME
+    "$build/hyalign" search --device gpu -q $q -d /tmp/pseudo256_4.hdb -o /tmp/search_gpu4.tsv 2>/tmp/search_gpu4.log
+    result[search_gpu_4_chunks]=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f s", b - a }')
+    tail -n 2 /tmp/search_gpu4.log
+    cmp -s /tmp/search_gpu.tsv /tmp/search_gpu4.tsv && result[search_same_4_chunks]=yes || result[search_same_4_chunks]=NO
   fi
 fi
 

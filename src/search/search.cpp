@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <numeric>
 
@@ -148,10 +149,15 @@ void run_search(const SearchOptions& o) {
   std::vector<sched::DeviceReport> reports;
   for (const auto& g : groups) reports.push_back({g.name, 0, 0, 0});
 
-  EncodedSequences chunk;
+  // With GPUs scoring, the CPU has time to read the next chunk while this one is scored (two chunks
+  // in memory then); CPU-only runs read chunks in turn, as reading would take cores from scoring.
+  const bool read_ahead = !gpu_kernels.empty();
+  EncodedSequences chunk, next_chunk;
   std::size_t db_sequences = 0, db_residues = 0, chunks = 0;
   double cells = 0, scoring_seconds = 0;
-  while (source->next_chunk(chunk)) {
+  for (bool more = source->next_chunk(chunk); more; std::swap(chunk, next_chunk)) {
+    std::future<bool> ahead;
+    if (read_ahead) ahead = std::async(std::launch::async, [&] { return source->next_chunk(next_chunk); });
     // Databases made by makedb come in this order already; other input is sorted here.
     EncodedSequences sorted_copy;
     const bool in_order = is_longest_first(chunk);
@@ -228,6 +234,7 @@ void run_search(const SearchOptions& o) {
     });
     scoring_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - chunk_start).count();
     cells += static_cast<double>(queries.residues.size()) * static_cast<double>(sorted.residues.size());
+    more = read_ahead ? ahead.get() : source->next_chunk(next_chunk);
   }
   if (db_sequences == 0) throw InputError(o.database, "no database sequences");
   warn_unknown_letters(source->unknown_letters(), matrix, o.database);
