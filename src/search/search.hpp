@@ -24,7 +24,7 @@ struct SearchOptions {
   unsigned threads = 1;
   kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
   sched::DeviceChoice device = sched::DeviceChoice::automatic;
-  std::size_t chunk_residues = std::size_t{1} << 28;  // database residues held in memory at once
+  std::size_t chunk_residues = std::size_t{1} << 28;  // database residues per chunk (two in memory with GPUs)
 };
 
 void run_search(const SearchOptions& options);
