@@ -49,7 +49,10 @@ void add_search_command(CLI::App& app, Action& action) {
                   "Scoring devices: auto (every usable GPU plus the CPU cores), cpu, gpu (GPUs only), all")
       ->check(CLI::IsMember({"auto", "cpu", "gpu", "all"}))
       ->capture_default_str();
-  cmd->add_option("--chunk-mb", *chunk_mb, "Database residues per chunk, in millions (with GPUs, two chunks are in memory: the next is read while one is scored)")->capture_default_str();
+  cmd->add_option("--chunk-mb", *chunk_mb,
+                  "Database residues per chunk, in millions (with GPUs, two chunks are in memory: the next is read "
+                  "while one is scored)")
+      ->capture_default_str();
 
   auto* makedb = cmd->add_subcommand("makedb", "Preprocess a database: length-sorted chunks, read back in streaming");
   auto input = std::make_shared<std::string>();
