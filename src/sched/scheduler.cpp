@@ -46,8 +46,9 @@ std::vector<int> gpus_to_use(DeviceChoice choice, const std::string& unsupported
   return out;
 }
 
-std::vector<DeviceReport> run_workers(const std::vector<WorkerGroup>& groups, TileQueue& queue, Progress* progress,
-                                      const std::function<double(std::size_t worker, const kernels::WorkTile&)>& score) {
+std::vector<DeviceReport> run_workers(
+    const std::vector<WorkerGroup>& groups, TileQueue& queue, Progress* progress,
+    const std::function<double(std::size_t worker, const kernels::WorkTile&)>& score) {
   std::vector<std::size_t> group_of_worker;
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (unsigned w = 0; w < groups[g].workers; ++w) group_of_worker.push_back(g);
@@ -131,15 +132,16 @@ ScheduleResult score_all_targets(const std::vector<DeviceWorkers>& devices, cons
   std::vector<kernels::BestPerQuery> tables(kernel_of_worker.size(), kernels::BestPerQuery(queries));
   std::vector<std::unique_ptr<kernels::PaparaBlockScorer>> scorers(kernel_of_worker.size());
   ScheduleResult result{kernels::BestPerQuery(queries), {}};
-  result.devices = run_workers(groups, queue, progress ? &*progress : nullptr, [&](std::size_t w, const kernels::WorkTile& tile) {
-    if (!scorers[w]) scorers[w] = kernel_of_worker[w]->make_scorer();
-    scorers[w]->score_tile(tile, tables[w]);
-    std::size_t residues = 0;
-    for (std::size_t q = tile.first_query; q < tile.first_query + tile.query_count; ++q)
-      residues += problem.queries->length(q);
-    return static_cast<double>(residues) * static_cast<double>(tile.target_count) *
-           static_cast<double>(problem.targets.columns);
-  });
+  result.devices =
+      run_workers(groups, queue, progress ? &*progress : nullptr, [&](std::size_t w, const kernels::WorkTile& tile) {
+        if (!scorers[w]) scorers[w] = kernel_of_worker[w]->make_scorer();
+        scorers[w]->score_tile(tile, tables[w]);
+        std::size_t residues = 0;
+        for (std::size_t q = tile.first_query; q < tile.first_query + tile.query_count; ++q)
+          residues += problem.queries->length(q);
+        return static_cast<double>(residues) * static_cast<double>(tile.target_count) *
+               static_cast<double>(problem.targets.columns);
+      });
   for (const auto& table : tables) result.best.merge(table);
   return result;
 }

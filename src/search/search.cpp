@@ -63,7 +63,8 @@ bool is_longest_first(const EncodedSequences& chunk) {
 EncodedSequences sorted_by_length(const EncodedSequences& chunk) {
   std::vector<std::size_t> order(chunk.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return chunk.length(a) > chunk.length(b); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return chunk.length(a) > chunk.length(b); });
   EncodedSequences out;
   out.residues.reserve(chunk.residues.size());
   out.names.reserve(chunk.names.size());
@@ -122,8 +123,10 @@ void run_search(const SearchOptions& o) {
   // Devices: the CPU kernel on `threads` workers and one worker per GPU (--device decides which).
   const auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring);
   std::vector<std::unique_ptr<kernels::SwKernel>> gpu_kernels;
-  const std::string unsupported = o.device == sched::DeviceChoice::cpu ? "" : kernels::cuda::sw_gpu_unsupported_reason(scoring);
-  for (int gpu : sched::gpus_to_use(o.device, unsupported)) gpu_kernels.push_back(kernels::cuda::make_sw_gpu_kernel(gpu, scoring));
+  const std::string unsupported =
+      o.device == sched::DeviceChoice::cpu ? "" : kernels::cuda::sw_gpu_unsupported_reason(scoring);
+  for (int gpu : sched::gpus_to_use(o.device, unsupported))
+    gpu_kernels.push_back(kernels::cuda::make_sw_gpu_kernel(gpu, scoring));
   const std::size_t block = cpu_kernel->lanes() * 32;  // targets per tile
   std::vector<sched::WorkerGroup> groups;
   std::vector<const kernels::SwKernel*> kernel_of_worker;
@@ -172,7 +175,8 @@ void run_search(const SearchOptions& o) {
 
     // The best k of one query's scores against targets [first, first + count), merged into its
     // list. Candidates are cheap (score, index) pairs; only those that can enter the list become hits.
-    const auto keep_best = [&](std::size_t worker, std::size_t q, const int* scores, std::size_t first, std::size_t count) {
+    const auto keep_best = [&](std::size_t worker, std::size_t q, const int* scores, std::size_t first,
+                               std::size_t count) {
       int floor = 0;  // a hit must beat this (or tie it and come earlier in the database)
       {
         std::lock_guard lock(top_mutex[q]);
@@ -186,7 +190,8 @@ void run_search(const SearchOptions& o) {
         return a.first != b.first ? a.first > b.first : sorted.ids[a.second] < sorted.ids[b.second];
       };
       if (candidates.size() > o.top) {
-        std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(o.top), candidates.end(), by_score);
+        std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(o.top), candidates.end(),
+                         by_score);
         candidates.resize(o.top);
       }
       std::lock_guard lock(top_mutex[q]);
@@ -203,19 +208,22 @@ void run_search(const SearchOptions& o) {
     // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
     sched::TileQueue queue(sorted.size(), block, nq, 1);
     Progress progress(fmt::format("scoring chunk {}", chunks), queue.tile_count());  // shown on a terminal only
-    const auto chunk_reports = sched::run_workers(groups, queue, &progress, [&](std::size_t w, const kernels::WorkTile& tile) {
-      if (!scorers[w]) scorers[w] = kernel_of_worker[w]->make_scorer();
-      std::vector<int>& scores = buffers[w];
-      scores.resize(tile.query_count * tile.target_count);
-      scorers[w]->score_tile(queries.view(), targets, tile, scores.data());
-      std::size_t query_residues = 0;
-      for (std::size_t q = 0; q < tile.query_count; ++q) {
-        keep_best(w, tile.first_query + q, scores.data() + q * tile.target_count, tile.first_target, tile.target_count);
-        query_residues += queries.length(tile.first_query + q);
-      }
-      return static_cast<double>(query_residues) *
-             static_cast<double>(sorted.offsets[tile.first_target + tile.target_count] - sorted.offsets[tile.first_target]);
-    });
+    const auto chunk_reports =
+        sched::run_workers(groups, queue, &progress, [&](std::size_t w, const kernels::WorkTile& tile) {
+          if (!scorers[w]) scorers[w] = kernel_of_worker[w]->make_scorer();
+          std::vector<int>& scores = buffers[w];
+          scores.resize(tile.query_count * tile.target_count);
+          scorers[w]->score_tile(queries.view(), targets, tile, scores.data());
+          std::size_t query_residues = 0;
+          for (std::size_t q = 0; q < tile.query_count; ++q) {
+            keep_best(w, tile.first_query + q, scores.data() + q * tile.target_count, tile.first_target,
+                      tile.target_count);
+            query_residues += queries.length(tile.first_query + q);
+          }
+          return static_cast<double>(query_residues) *
+                 static_cast<double>(sorted.offsets[tile.first_target + tile.target_count] -
+                                     sorted.offsets[tile.first_target]);
+        });
     for (std::size_t d = 0; d < reports.size(); ++d) {
       reports[d].cells += chunk_reports[d].cells;
       reports[d].busy_seconds += chunk_reports[d].busy_seconds;

@@ -54,7 +54,8 @@ class FastaSource final : public SequenceSource {
 // u64 name_offsets[count+1], u64 offsets[count+1], names, upper-case letters), then a u64 0.
 class DatabaseSource final : public SequenceSource {
  public:
-  DatabaseSource(const std::string& path, const ScoreMatrix& matrix) : path_(path), in_(path, std::ios::binary), matrix_(matrix) {
+  DatabaseSource(const std::string& path, const ScoreMatrix& matrix)
+      : path_(path), in_(path, std::ios::binary), matrix_(matrix) {
     char magic[8];
     if (!in_.read(magic, 8) || std::memcmp(magic, kMagic, 8) != 0) throw InputError(path, "not a hyalign database");
     // A complete database ends with a zero sequence count; a cut-off copy is refused before any work.
@@ -184,11 +185,14 @@ MakeDbReport write_database(const std::string& input, const std::string& output,
   };
   std::vector<Entry> chunk;
   std::size_t chunk_size = 0;
-  auto put = [&](const void* data, std::size_t bytes) { out.write(std::string_view(static_cast<const char*>(data), bytes)); };
+  auto put = [&](const void* data, std::size_t bytes) {
+    out.write(std::string_view(static_cast<const char*>(data), bytes));
+  };
   auto flush = [&] {
     if (chunk.empty()) return;
     // Longest first within the chunk: neighbours have similar lengths, so SIMD lanes finish together.
-    std::stable_sort(chunk.begin(), chunk.end(), [](const Entry& a, const Entry& b) { return a.letters.size() > b.letters.size(); });
+    std::stable_sort(chunk.begin(), chunk.end(),
+                     [](const Entry& a, const Entry& b) { return a.letters.size() > b.letters.size(); });
     std::vector<std::uint64_t> ids, name_offsets{0}, offsets{0};
     std::string names, letters;
     for (const Entry& e : chunk) {
