@@ -15,6 +15,9 @@ inline void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(status));
 }
 
+// v in both 16-bit halves of a word (DPX 16x2 operands).
+inline unsigned pack_s16x2(int v) { return (static_cast<unsigned>(v) & 0xFFFFu) * 0x00010001u; }
+
 inline cudaError_t allocate_device(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
 inline cudaError_t allocate_pinned(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
 

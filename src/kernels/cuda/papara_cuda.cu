@@ -176,9 +176,8 @@ class GpuKernel final : public PaparaKernel {
       }
     }
     columns_.upload(words);
-    const auto pack = [](int v) { return (static_cast<unsigned>(v) & 0xFFFFu) * 0x00010001u; };
-    scoring_ = {pack(problem.scoring.gap_open), pack(problem.scoring.gap_extend), pack(problem.scoring.match_cgap),
-                static_cast<unsigned>(problem.scoring.match)};
+    scoring_ = {pack_s16x2(problem.scoring.gap_open), pack_s16x2(problem.scoring.gap_extend),
+                pack_s16x2(problem.scoring.match_cgap), static_cast<unsigned>(problem.scoring.match)};
   }
 
   std::size_t block_width() const override { return 32; }

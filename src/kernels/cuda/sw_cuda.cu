@@ -34,7 +34,6 @@
 #include <cstdint>
 #include <mutex>
 #include <numeric>
-#include <type_traits>
 #include <vector>
 
 #include "kernels/cuda/cuda_support.cuh"
@@ -52,10 +51,14 @@ constexpr short kPadScore = -1024;                 // padding against anything
 constexpr unsigned kAddOnly = 0x80008000u;         // max(a + b, -32768) = a + b
 constexpr std::size_t kBoundaryEntries = 1 << 15;  // per block: query columns of one launch, with padding
 
+// Letters (and boundary entries) a query of length m takes in a launch: itself and its padding,
+// rounded so the next query starts on a 4-byte boundary.
+constexpr std::size_t query_slot(std::size_t m) { return (m + kQueryPad + 3) & ~std::size_t{3}; }
+
 struct SwLaunch {
   const unsigned char* residues;          // the current targets
-  const unsigned long long* offsets;
-  unsigned long long first_target;
+  const std::size_t* offsets;
+  std::size_t first_target;
   unsigned target_count;
   unsigned pairs;
   const unsigned char* queries;           // padded letters
@@ -82,7 +85,6 @@ template <int R>
 struct ProfileShape {
   static constexpr int kWidth = R % 4 == 0 ? 4 : 2;  // words per vector load
   static constexpr int kVectors = R / kWidth;
-  using Vec = std::conditional_t<kWidth == 4, uint4, uint2>;
 };
 
 // Codes first_code, first_code + code_step, ... of the profile of rows [row0, row0 + 32R).
@@ -275,7 +277,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sw_search_kernel(SwLaunch
     __syncthreads();
     const unsigned pair = pair_of_block;
     if (pair >= p.pairs) break;
-    const unsigned long long ta = p.first_target + 2ull * pair;
+    const std::size_t ta = p.first_target + 2 * std::size_t{pair};
     const unsigned char* a = p.residues + p.offsets[ta];
     const unsigned la = static_cast<unsigned>(p.offsets[ta + 1] - p.offsets[ta]);
     const bool has_b = 2 * pair + 1 < p.target_count;
@@ -291,8 +293,6 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sw_search_kernel(SwLaunch
     else score_pair<8>(p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
   }
 }
-
-unsigned pack2(int v) { return (static_cast<unsigned>(v) & 0xFFFFu) * 0x00010001u; }
 
 class GpuSwKernel;
 
@@ -350,10 +350,8 @@ class GpuSwKernel final : public SwKernel {
   std::size_t lanes() const override { return 2; }
   void set_targets(const SwSequences& targets) override {
     check(cudaSetDevice(device_), "cudaSetDevice");
-    targets_ = targets;
     residues_.upload(targets.residues, targets.offsets[targets.count]);
-    std::vector<unsigned long long> offsets(targets.offsets, targets.offsets + targets.count + 1);
-    offsets_.upload(offsets);
+    offsets_.upload(targets.offsets, targets.count + 1);
   }
   std::unique_ptr<SwScorer> make_scorer() const override { return std::make_unique<GpuSwScorer>(*this); }
   double device_seconds() const override {
@@ -368,10 +366,9 @@ class GpuSwKernel final : public SwKernel {
   int overflow_limit_ = 0;
   std::size_t shared_bytes_ = 0;
   unsigned blocks_ = 0;
-  SwSequences targets_{};
   DeviceBuffer<short> matrix_;
   DeviceBuffer<unsigned char> residues_;
-  DeviceBuffer<unsigned long long> offsets_;
+  DeviceBuffer<std::size_t> offsets_;
   mutable std::mutex stats_mutex_;
   mutable double kernel_seconds_ = 0;
 };
@@ -408,10 +405,10 @@ void GpuSwScorer::score_tile(const SwSequences& queries, const SwSequences& targ
     // Striped launches keep every query's boundary entries within a block's buffer.
     std::size_t end = begin, entries = 0;
     do {
-      entries += queries.sequence(tile.first_query + end).size() + kQueryPad + 3;
+      entries += query_slot(queries.sequence(tile.first_query + end).size());
       ++end;
     } while (end < tile.query_count &&
-             (!striped || entries + queries.sequence(tile.first_query + end).size() + kQueryPad + 3 <= kBoundaryEntries));
+             (!striped || entries + query_slot(queries.sequence(tile.first_query + end).size()) <= kBoundaryEntries));
     launch(queries, targets, tile, begin, end, striped, scores);
     begin = end;
   }
@@ -423,9 +420,8 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   const unsigned pairs = static_cast<unsigned>((tile.target_count + 1) / 2);
   // Letters with padding on both sides, then per query: start, length, boundary start.
   // Each query starts on a 4-byte boundary with at least kQueryPad padding letters on both sides.
-  const auto slot = [](std::size_t m) { return (m + kQueryPad + 3) & ~std::size_t{3}; };
   std::size_t letters = kQueryPad, entries = 0;
-  for (std::size_t q = begin; q < end; ++q) letters += slot(queries.sequence(tile.first_query + q).size());
+  for (std::size_t q = begin; q < end; ++q) letters += query_slot(queries.sequence(tile.first_query + q).size());
   host_letters_.reserve(letters);
   host_index_.reserve(3 * n);
   const auto pad = static_cast<unsigned char>(kernel_.codes_ - 1);
@@ -444,8 +440,8 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
     host_index_.ptr[k] = static_cast<unsigned>(at);
     host_index_.ptr[n + k] = static_cast<unsigned>(query.size());
     host_index_.ptr[2 * n + k] = static_cast<unsigned>(entries);
-    at += slot(query.size());
-    entries += slot(query.size());
+    at += query_slot(query.size());
+    entries += query_slot(query.size());
   }
   letters_.reserve(letters);
   index_.reserve(3 * n);
@@ -471,8 +467,8 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   p.boundary_stride = static_cast<unsigned>(entries + kBoundaryHeadroom);
   p.matrix = kernel_.matrix_.ptr;
   p.codes = kernel_.codes_;
-  p.neg_open_extend2 = pack2(-(kernel_.scoring_.gap_open + kernel_.scoring_.gap_extend));
-  p.neg_extend2 = pack2(-kernel_.scoring_.gap_extend);
+  p.neg_open_extend2 = pack_s16x2(-(kernel_.scoring_.gap_open + kernel_.scoring_.gap_extend));
+  p.neg_extend2 = pack_s16x2(-kernel_.scoring_.gap_extend);
   p.next_pair = counter_.ptr;
   p.scores = scores_.ptr;
   p.one = 1;
