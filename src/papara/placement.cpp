@@ -16,9 +16,7 @@ std::vector<Placement> place_queries(const SequenceArena& queries, const Alphabe
       setup.scoring};
   const auto cpu_kernel = kernels::make_papara_cpu_kernel(setup.kernel, problem);
   std::vector<std::unique_ptr<kernels::PaparaKernel>> gpu_kernels;
-  const std::string unsupported =
-      setup.device == sched::DeviceChoice::cpu ? "" : kernels::cuda::gpu_unsupported_reason(problem);
-  for (int gpu : sched::gpus_to_use(setup.device, unsupported))
+  for (int gpu : sched::gpus_to_use(setup.device, kernels::cuda::gpu_unsupported_reason(problem)))
     gpu_kernels.push_back(kernels::cuda::make_papara_gpu_kernel(gpu, problem));
   std::vector<sched::DeviceWorkers> devices;
   if (setup.device != sched::DeviceChoice::gpu || gpu_kernels.empty())

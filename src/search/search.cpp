@@ -123,9 +123,7 @@ void run_search(const SearchOptions& o) {
   // Devices: the CPU kernel on `threads` workers and one worker per GPU (--device decides which).
   const auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring);
   std::vector<std::unique_ptr<kernels::SwKernel>> gpu_kernels;
-  const std::string unsupported =
-      o.device == sched::DeviceChoice::cpu ? "" : kernels::cuda::sw_gpu_unsupported_reason(scoring);
-  for (int gpu : sched::gpus_to_use(o.device, unsupported))
+  for (int gpu : sched::gpus_to_use(o.device, kernels::cuda::sw_gpu_unsupported_reason(scoring)))
     gpu_kernels.push_back(kernels::cuda::make_sw_gpu_kernel(gpu, scoring));
   const std::size_t block = cpu_kernel->lanes() * 32;  // targets per tile
   std::vector<sched::WorkerGroup> groups;
@@ -157,7 +155,7 @@ void run_search(const SearchOptions& o) {
   const bool read_ahead = !gpu_kernels.empty();
   EncodedSequences chunk, next_chunk;
   std::size_t db_sequences = 0, db_residues = 0, chunks = 0;
-  double cells = 0, scoring_seconds = 0;
+  double scoring_seconds = 0;
   for (bool more = source->next_chunk(chunk); more; std::swap(chunk, next_chunk)) {
     std::future<bool> ahead;
     if (read_ahead) ahead = std::async(std::launch::async, [&] { return source->next_chunk(next_chunk); });
@@ -241,7 +239,6 @@ void run_search(const SearchOptions& o) {
         }
     });
     scoring_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - chunk_start).count();
-    cells += static_cast<double>(queries.residues.size()) * static_cast<double>(sorted.residues.size());
     more = read_ahead ? ahead.get() : source->next_chunk(next_chunk);
   }
   if (db_sequences == 0) throw InputError(o.database, "no database sequences");
@@ -276,6 +273,8 @@ void run_search(const SearchOptions& o) {
     }
   out.commit();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double cells = 0;
+  for (const auto& r : reports) cells += r.cells;
   log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
            "{:.3g} cells in {:.2f} s ({:.2f} GCUPS, top hits aligned), {:.2f} s in all, peak memory {:.0f} MiB",
            queries.size(), dna ? "DNA" : "protein", queries.residues.size(), db_sequences, db_residues, chunks,

@@ -17,6 +17,19 @@ namespace {
 
 constexpr char kMagic[8] = {'H', 'Y', 'A', 'L', 'D', 'B', '0', '1'};
 
+// Codes of `letters` written to `out` (which may be the letters' own bytes), alignment gaps dropped;
+// letters outside the matrix alphabet are counted in `unknown`. Returns the number written.
+std::size_t encode_residues(std::string_view letters, const ScoreMatrix& matrix, std::uint8_t* out,
+                            std::map<char, std::size_t>& unknown) {
+  std::size_t n = 0;
+  for (char c : letters) {
+    if (c == '-' || c == '.') continue;  // alignment gaps are not residues
+    if (!matrix.is_known(c)) ++unknown[c];
+    out[n++] = matrix.encode(c);
+  }
+  return n;
+}
+
 class FastaSource final : public SequenceSource {
  public:
   FastaSource(const std::string& path, const ScoreMatrix& matrix, std::size_t max_residues)
@@ -78,10 +91,14 @@ class DatabaseSource final : public SequenceSource {
     const std::size_t count = header[0], residues = header[1], name_bytes = header[2];
     if (count > (1ull << 40) || residues > (1ull << 44) || name_bytes > (1ull << 44))
       throw InputError(path_, "corrupt database chunk header");
-    std::vector<std::uint64_t> ids(count), name_offsets(count + 1), offsets(count + 1);
-    read(ids.data(), ids.size() * 8);
-    read(name_offsets.data(), name_offsets.size() * 8);
+    static_assert(sizeof(std::size_t) == sizeof(std::uint64_t), "the database stores 64-bit ids and offsets");
+    std::vector<std::uint64_t> offsets(count + 1);
+    chunk.ids.resize(count);
+    chunk.name_offsets.resize(count + 1);
+    read(chunk.ids.data(), count * 8);
+    read(chunk.name_offsets.data(), (count + 1) * 8);
     read(offsets.data(), offsets.size() * 8);
+    const auto& name_offsets = chunk.name_offsets;
     for (std::size_t i = 0; i < count; ++i)
       if (name_offsets[i] > name_offsets[i + 1] || name_offsets[i + 1] > name_bytes || offsets[i] > offsets[i + 1] ||
           offsets[i + 1] > residues)
@@ -89,20 +106,14 @@ class DatabaseSource final : public SequenceSource {
     // Names and letters are read straight into the chunk; letters become codes in place.
     chunk.names.resize(name_bytes);
     read(chunk.names.data(), name_bytes);
-    chunk.name_offsets.assign(name_offsets.begin(), name_offsets.end());
-    chunk.ids.assign(ids.begin(), ids.end());
     chunk.residues.resize(residues);
     read(chunk.residues.data(), residues);
     std::uint8_t* data = chunk.residues.data();
     std::size_t out = 0;
     chunk.offsets.reserve(count + 1);
     for (std::size_t i = 0; i < count; ++i) {
-      for (std::size_t k = offsets[i]; k < offsets[i + 1]; ++k) {
-        const char c = static_cast<char>(data[k]);
-        if (c == '-' || c == '.') continue;
-        if (!matrix_.is_known(c)) ++unknown_[c];
-        data[out++] = matrix_.encode(c);
-      }
+      out += encode_residues({reinterpret_cast<const char*>(data) + offsets[i], offsets[i + 1] - offsets[i]}, matrix_,
+                             data + out, unknown_);
       chunk.offsets.push_back(out);
     }
     chunk.residues.resize(out);
@@ -136,13 +147,7 @@ void EncodedSequences::add(std::string_view name, std::string_view letters, cons
   name_offsets.push_back(names.size());
   const std::size_t start = residues.size();
   residues.resize(start + letters.size());
-  std::uint8_t* out = residues.data() + start;
-  for (char c : letters) {
-    if (c == '-' || c == '.') continue;  // alignment gaps are not residues
-    if (!matrix.is_known(c)) ++unknown[c];
-    *out++ = matrix.encode(c);
-  }
-  residues.resize(static_cast<std::size_t>(out - residues.data()));
+  residues.resize(start + encode_residues(letters, matrix, residues.data() + start, unknown));
   offsets.push_back(residues.size());
   ids.push_back(id);
 }
