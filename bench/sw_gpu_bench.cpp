@@ -124,7 +124,6 @@ int main(int argc, char** argv) {
   fmt::print("  wall (upload, kernel, download, unpack): {:.3f} s, {:.0f} GCUPS\n", wall, cells / wall / 1e9);
 
   // Exactness.
-  std::size_t checked = 0, wrong = 0;
   const std::size_t n = enc_db.view().count;
   std::vector<std::size_t> wrong_per_query(queries.size(), 0), checked_per_query(queries.size(), 0);
   parallel_for(queries.size(), 16, [&](std::size_t q, unsigned) {
@@ -139,8 +138,8 @@ int main(int argc, char** argv) {
         wrong_per_query[q] += row[t] != sw_score_scalar(query, enc_db.view().sequence(t), scoring);
     }
   });
-  checked = std::accumulate(checked_per_query.begin(), checked_per_query.end(), std::size_t{0});
-  wrong = std::accumulate(wrong_per_query.begin(), wrong_per_query.end(), std::size_t{0});
+  const std::size_t checked = std::accumulate(checked_per_query.begin(), checked_per_query.end(), std::size_t{0});
+  const std::size_t wrong = std::accumulate(wrong_per_query.begin(), wrong_per_query.end(), std::size_t{0});
   fmt::print("  scores checked against the scalar reference: {}, different: {}\n", checked, wrong);
   return wrong == 0 ? 0 : 2;
 }

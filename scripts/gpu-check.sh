@@ -13,6 +13,7 @@ sections=${SECTIONS:-papara search}
 out=${OUT:-/tmp}
 log() { printf '\n== %s\n' "$*"; }
 want() { [[ " $sections " == *" $1 "* ]]; }
+since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f s", b - a }'; }  # wall time since $EPOCHREALTIME $1
 
 log "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
@@ -41,26 +42,24 @@ if want search; then
   "$build/bench/hyalign_bench_sw_gpu" --write-fasta /tmp/pseudo256.fasta | tee /tmp/sw_bench.txt
   log "Smith-Waterman GPU benchmark: mixed lengths"
   "$build/bench/hyalign_bench_sw_gpu" --mixed | tee -a /tmp/sw_bench.txt
-  if [ -x "$build/hyalign" ] && "$build/hyalign" search --help 2>&1 | grep -q -- --device; then
-    log "end to end: hyalign search, 20 queries x the pseudo-database, top 10 with tracebacks"
-    q=tests/data/sw/queries20.fasta
-    "$build/hyalign" search makedb -i /tmp/pseudo256.fasta -o /tmp/pseudo256.hdb 2>&1 | tail -n 1
-    for device in gpu all cpu; do
-      [ "$device" = cpu ] && [ -z "${CPU_E2E:-}" ] && continue
-      start=$EPOCHREALTIME
-      "$build/hyalign" search --device "$device" -q $q -d /tmp/pseudo256.hdb -o "/tmp/search_$device.tsv" 2>"/tmp/search_$device.log"
-      result[search_$device]=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f s", b - a }')
-      tail -n 4 "/tmp/search_$device.log"
-    done
-    cmp -s /tmp/search_gpu.tsv /tmp/search_all.tsv && result[search_same]=yes || result[search_same]=NO
-    log "end to end: the same database in 4 chunks of 64 M residues (the next chunk is read while one is scored)"
-    "$build/hyalign" search makedb -i /tmp/pseudo256.fasta -o /tmp/pseudo256_4.hdb --chunk-mb 64 2>&1 | tail -n 1
+  log "end to end: hyalign search, 20 queries x the pseudo-database, top 10 with tracebacks"
+  q=tests/data/sw/queries20.fasta
+  "$build/hyalign" search makedb -i /tmp/pseudo256.fasta -o /tmp/pseudo256.hdb 2>&1 | tail -n 1
+  for device in gpu all cpu; do
+    [ "$device" = cpu ] && [ -z "${CPU_E2E:-}" ] && continue
     start=$EPOCHREALTIME
-    "$build/hyalign" search --device gpu -q $q -d /tmp/pseudo256_4.hdb -o /tmp/search_gpu4.tsv 2>/tmp/search_gpu4.log
-    result[search_gpu_4_chunks]=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f s", b - a }')
-    tail -n 2 /tmp/search_gpu4.log
-    cmp -s /tmp/search_gpu.tsv /tmp/search_gpu4.tsv && result[search_same_4_chunks]=yes || result[search_same_4_chunks]=NO
-  fi
+    "$build/hyalign" search --device "$device" -q $q -d /tmp/pseudo256.hdb -o "/tmp/search_$device.tsv" 2>"/tmp/search_$device.log"
+    result[search_$device]=$(since "$start")
+    tail -n 4 "/tmp/search_$device.log"
+  done
+  cmp -s /tmp/search_gpu.tsv /tmp/search_all.tsv && result[search_same]=yes || result[search_same]=NO
+  log "end to end: the same database in 4 chunks of 64 M residues (the next chunk is read while one is scored)"
+  "$build/hyalign" search makedb -i /tmp/pseudo256.fasta -o /tmp/pseudo256_4.hdb --chunk-mb 64 2>&1 | tail -n 1
+  start=$EPOCHREALTIME
+  "$build/hyalign" search --device gpu -q $q -d /tmp/pseudo256_4.hdb -o /tmp/search_gpu4.tsv 2>/tmp/search_gpu4.log
+  result[search_gpu_4_chunks]=$(since "$start")
+  tail -n 2 /tmp/search_gpu4.log
+  cmp -s /tmp/search_gpu.tsv /tmp/search_gpu4.tsv && result[search_same_4_chunks]=yes || result[search_same_4_chunks]=NO
 fi
 
 if want papara; then
@@ -81,7 +80,7 @@ if want papara; then
     start=$EPOCHREALTIME
     "$build/hyalign" papara --device "$device" -j "$jobs" -t "$data/ref.unrooted.nwk" -s "$data/ref.phy" -q "$reads" \
       -o "/tmp/e2e_$device.phy" 2>"/tmp/e2e_$device.log"
-    result[papara_$device]=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f s", b - a }')
+    result[papara_$device]=$(since "$start")
     grep -E 'scored|%' "/tmp/e2e_$device.log"
   done
   cmp -s /tmp/e2e_gpu.phy /tmp/e2e_cpu.phy && cmp -s /tmp/e2e_all.phy /tmp/e2e_cpu.phy && result[papara_same]=yes ||
