@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages hyalign needs to build and test. Idempotent; quiet when all is present.
 set -euo pipefail
 packages=(build-essential cmake pkg-config zlib1g-dev libcli11-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libparasail-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev libparasail-dev libxxhash-dev
+          clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

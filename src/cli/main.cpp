@@ -1,4 +1,5 @@
 // hyalign: sequence alignment on every processor in the box.
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -10,7 +11,20 @@
 #include "core/error.hpp"
 #include "hyalign/version.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int report(const char* kind, const char* what, int code) {
+  std::fprintf(stderr, "hyalign: %s: %s\n", kind, what);
+  return code;
+}
+
+// Help and version text go to standard output: a failed write there is an error too.
+int close_stdout(int code) {
+  if (std::fclose(stdout) != 0 && code == 0) return report("error", "standard output: cannot write", 1);
+  return code;
+}
+
+int run(int argc, char** argv) {
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
 
@@ -22,26 +36,33 @@ int main(int argc, char** argv) {
   hyalign::cli::add_search_command(app, action);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {  // one line, as every error
+    return report("error", (std::string(e.what()) + " (--help lists the options)").c_str(), 2);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "hyalign: error: {}\n", e.what());
-    return 2;
+    return report("error", e.what(), 2);
   }
   try {
     if (action) action();
   } catch (const hyalign::InputError& e) {
-    fmt::print(stderr, "hyalign: error: {}\n", e.what());
-    return 1;
+    return report("error", e.what(), 1);
+  } catch (const hyalign::OutputError& e) {
+    return report("error", e.what(), 1);
   } catch (const hyalign::UsageError& e) {
-    fmt::print(stderr, "hyalign: error: {}\n", e.what());
-    return 2;
+    return report("error", e.what(), 2);
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "hyalign: error: out of memory\n");
-    return 3;
+    return report("error", "out of memory", 3);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "hyalign: internal error: {}\n", e.what());
-    return 4;
+    return report("internal error", e.what(), 4);
   }
   return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return close_stdout(run(argc, argv)); }

@@ -1,15 +1,19 @@
 #include <charconv>
 #include <memory>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "papara/papara.hpp"
 
 namespace hyalign::cli {
 namespace {
+
+// Each scoring value's bound: with alignments of up to 10^5 columns every DP value stays far
+// inside 32 bits.
+constexpr int kMaxScoringMagnitude = 1000;
 
 kernels::PaparaScoring parse_scoring(const std::string& text) {
   kernels::PaparaScoring s;
@@ -21,6 +25,9 @@ kernels::PaparaScoring parse_scoring(const std::string& text) {
     const bool last = k == 3;
     if (ec != std::errc() || (last ? next != end : (next == end || *next != ':')))
       throw UsageError(fmt::format("-p '{}': expected open:extend:match:match_cgap, four integers", text));
+    if (*fields[k] < -kMaxScoringMagnitude || *fields[k] > kMaxScoringMagnitude)
+      throw UsageError(fmt::format("-p '{}': {} is out of range ({}..{})", text, *fields[k], -kMaxScoringMagnitude,
+                                   kMaxScoringMagnitude));
     p = next + 1;
   }
   return s;
@@ -74,7 +81,7 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
     options->gap_model = *rule_gaps ? papara::GapModel::rule_based : papara::GapModel::probabilistic;
     if (!scoring->empty()) options->scoring = parse_scoring(*scoring);
     options->format = (*fasta || *format == "fasta") ? AlignmentFormat::fasta : AlignmentFormat::phylip;
-    options->threads = *threads ? *threads : std::max(1u, std::thread::hardware_concurrency());
+    options->threads = worker_threads(*threads, "-j");
     options->kernel = kernels::parse_kernel_choice(*kernel);
     options->device = sched::parse_device_choice(*device);
     options->command_line = command_line;

@@ -1,15 +1,23 @@
 #include <memory>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "search/search.hpp"
 #include "search/sequences.hpp"
 
 namespace hyalign::cli {
+namespace {
+
+// Limits that keep every score and buffer size far from overflow; real searches use far less.
+constexpr int kMaxGapCost = 1000;
+constexpr std::size_t kMaxTop = 1000000;
+constexpr std::size_t kMaxChunkMb = 1000000;  // a million million residues
+
+}  // namespace
 
 void add_search_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
@@ -31,11 +39,17 @@ void add_search_command(CLI::App& app, Action& action) {
   cmd->add_option("-m,--matrix", options->matrix,
                   "Protein matrix: BLOSUM45, BLOSUM50, BLOSUM62, BLOSUM80, PAM30, PAM70, PAM250, or an NCBI matrix file")
       ->capture_default_str();
-  cmd->add_option("--gap-open", options->gap_open, "Gap open cost (default 11 protein, 5 DNA)");
-  cmd->add_option("--gap-extend", options->gap_extend, "Gap extension cost per residue (default 1 protein, 2 DNA)");
-  cmd->add_option("--match", options->match, "DNA match score")->capture_default_str();
-  cmd->add_option("--mismatch", options->mismatch, "DNA mismatch score")->capture_default_str();
-  cmd->add_option("-k,--top", options->top, "Hits reported per query")->capture_default_str();
+  cmd->add_option("--gap-open", options->gap_open, "Gap open cost (default 11 protein, 5 DNA)")
+      ->check(CLI::Range(0, kMaxGapCost));
+  cmd->add_option("--gap-extend", options->gap_extend, "Gap extension cost per residue (default 1 protein, 2 DNA)")
+      ->check(CLI::Range(0, kMaxGapCost));
+  cmd->add_option("--match", options->match, "DNA match score")->check(CLI::Range(1, 127))->capture_default_str();
+  cmd->add_option("--mismatch", options->mismatch, "DNA mismatch score")
+      ->check(CLI::Range(-128, -1))
+      ->capture_default_str();
+  cmd->add_option("-k,--top", options->top, "Hits reported per query")
+      ->check(CLI::Range(std::size_t{1}, kMaxTop))
+      ->capture_default_str();
   cmd->add_option("--outfmt", options->outfmt,
                   "BLAST tabular: '6' (qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue "
                   "bitscore) or '6 col ...'")
@@ -51,7 +65,8 @@ void add_search_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--chunk-mb", *chunk_mb,
                   "Database residues per chunk, in millions (with GPUs, two chunks are in memory: the next is read "
-                  "while one is scored)")
+                  "while one is scored); 0 = one sequence per chunk")
+      ->check(CLI::Range(std::size_t{0}, kMaxChunkMb))
       ->capture_default_str();
 
   auto* makedb = cmd->add_subcommand("makedb", "Preprocess a database: length-sorted chunks, read back in streaming");
@@ -59,7 +74,9 @@ void add_search_command(CLI::App& app, Action& action) {
   auto output = std::make_shared<std::string>();
   makedb->add_option("-i,--in", *input, "Input sequences (FASTA/FASTQ, may be gzipped)")->required();
   makedb->add_option("-o,--out", *output, "Database file to write")->required();
-  makedb->add_option("--chunk-mb", *chunk_mb, "Residues per chunk, in millions")->capture_default_str();
+  makedb->add_option("--chunk-mb", *chunk_mb, "Residues per chunk, in millions (0 = one sequence per chunk)")
+      ->check(CLI::Range(std::size_t{0}, kMaxChunkMb))
+      ->capture_default_str();
   makedb->callback([=, &action] {
     action = [=] {
       const auto r = search::write_database(*input, *output, *chunk_mb * 1000000);
@@ -77,8 +94,8 @@ void add_search_command(CLI::App& app, Action& action) {
                                          : search::SequenceType::automatic;
     options->kernel = kernels::parse_kernel_choice(*kernel);
     options->device = sched::parse_device_choice(*device);
-    options->threads = *threads ? *threads : std::max(1u, std::thread::hardware_concurrency());
-    options->chunk_residues = std::max<std::size_t>(1, *chunk_mb) * 1000000;
+    options->threads = worker_threads(*threads, "-t");
+    options->chunk_residues = *chunk_mb * 1000000;
     action = [options] { search::run_search(*options); };
   });
 }

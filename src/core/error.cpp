@@ -1,5 +1,8 @@
 #include "core/error.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/format.h>
 
 namespace hyalign {
@@ -15,5 +18,8 @@ InputError::InputError(std::string_view file, std::size_t line, std::string_view
 
 InputError::InputError(std::string_view file, std::string_view problem)
     : std::runtime_error(fmt::format("{}: {}", file, problem)) {}
+
+OutputError::OutputError(std::string_view path, int error_number)
+    : std::runtime_error(fmt::format("{}: cannot write: {}", path, std::strerror(error_number ? error_number : EIO))) {}
 
 }  // namespace hyalign

@@ -14,6 +14,12 @@ class InputError : public std::runtime_error {
   InputError(std::string_view file, std::string_view problem);  // whole-file problem, no line
 };
 
+// A write that failed (disk full, closed device, lost mount): "PATH: cannot write: REASON".
+class OutputError : public std::runtime_error {
+ public:
+  OutputError(std::string_view path, int error_number);  // errno; 0 reads as an I/O error
+};
+
 // A problem with the command line or the combination of inputs (not tied to a file position).
 class UsageError : public std::runtime_error {
  public:

@@ -10,15 +10,17 @@ Log& Log::instance() {
   return log;
 }
 
-void Log::set_copy(std::FILE* file) {
+void Log::set_copy(Sink sink) {
   std::lock_guard lock(mutex_);
-  copy_ = file;
+  copy_ = std::move(sink);
 }
 
 void Log::message(std::string_view text) {
+  const std::string line = fmt::format("{}\n", text);
   std::lock_guard lock(mutex_);
-  if (!quiet_) fmt::print(stderr, "{}\n", text);
-  if (copy_) fmt::print(copy_, "{}\n", text);
+  // stderr is where errors are reported, so a failed write there has nowhere to go: ignored.
+  if (!quiet_) std::fwrite(line.data(), 1, line.size(), stderr);
+  if (copy_) copy_(line);
 }
 
 void Log::warning(std::string_view text) { message(fmt::format("warning: {}", text)); }
@@ -34,7 +36,7 @@ Progress::Progress(std::string label, std::size_t total)
       enabled_(isatty(STDERR_FILENO) != 0) {}
 
 Progress::~Progress() {
-  if (enabled_) fmt::print(stderr, "\r\033[K");
+  if (enabled_) std::fputs("\r\033[K", stderr);
 }
 
 void Progress::advance(std::size_t n) {
@@ -48,8 +50,10 @@ void Progress::advance(std::size_t n) {
 
 void Progress::draw(std::size_t done) {
   double seconds = static_cast<double>(last_draw_ms_.load()) / 1000.0;
-  fmt::print(stderr, "\r{}: {}/{} ({:.0f}%) {:.1f}s", label_, done, total_,
-             total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0, seconds);
+  const std::string line =
+      fmt::format("\r{}: {}/{} ({:.0f}%) {:.1f}s", label_, done, total_,
+                  total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0, seconds);
+  std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -16,14 +17,16 @@ class Log {
  public:
   static Log& instance();
   void set_quiet(bool quiet) { quiet_ = quiet; }
-  // Also append every message to this file (PaPaRa's papara_log.NAME); nullptr stops it.
-  void set_copy(std::FILE* file);
+  // Also hand every message, with its newline, to this sink (PaPaRa's papara_log.NAME); an empty
+  // function stops it. A sink may throw (a failed write): the exception reaches the logging call.
+  using Sink = std::function<void(std::string_view)>;
+  void set_copy(Sink sink);
   void message(std::string_view text);
   void warning(std::string_view text);
 
  private:
   std::mutex mutex_;
-  std::FILE* copy_ = nullptr;
+  Sink copy_;
   bool quiet_ = false;
 };
 

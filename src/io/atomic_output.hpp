@@ -1,7 +1,11 @@
 #pragma once
-// Output that appears complete or not at all: written to a temporary file next to the target, renamed
-// over it by commit(). If the object is destroyed without commit() (error, exception) the temporary
-// file is removed and the target is untouched. Path "-" writes to standard output.
+// Output that appears complete or not at all. A regular file (or a new path) is written to a
+// temporary file next to it and renamed over it by commit(); if the object is destroyed first
+// (error, exception) the temporary is removed and the target is untouched. The file gets the mode a
+// plain open would give: an existing file keeps its mode, a new one gets 0666 less the umask.
+// Devices, pipes and sockets (/dev/stdout, /dev/full, a FIFO) cannot be replaced and are written in
+// place; "-" is standard output. Every write is checked, and commit() flushes and closes: a failure
+// anywhere throws OutputError naming the path.
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -10,21 +14,25 @@ namespace hyalign {
 
 class AtomicOutput {
  public:
-  explicit AtomicOutput(std::string path);  // throws UsageError if the directory is not writable
+  explicit AtomicOutput(std::string path);  // throws OutputError/UsageError if it cannot be created
   ~AtomicOutput();
   AtomicOutput(const AtomicOutput&) = delete;
   AtomicOutput& operator=(const AtomicOutput&) = delete;
 
   void write(std::string_view text);
-  std::FILE* file() { return file_; }
-  void commit();  // flush, check for write errors, rename; throws UsageError on failure
+  // Flushes and closes, so every write error has surfaced; the target is not replaced yet. Lets a
+  // tool with several outputs finish all of them before it commits any.
+  void finish();
+  void commit();  // finish(), then rename the temporary over the target
   const std::string& path() const { return path_; }
 
  private:
+  [[noreturn]] void fail(int error);
   std::string path_;
-  std::string temp_path_;
+  std::string temp_path_;  // empty when written in place
   std::FILE* file_ = nullptr;
   bool to_stdout_ = false;
+  bool finished_ = false;
   bool committed_ = false;
 };
 

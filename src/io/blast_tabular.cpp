@@ -64,7 +64,7 @@ std::string TabularFormat::supported_columns() {
   return s;
 }
 
-void TabularFormat::write(std::FILE* out, const TabularHit& h) const {
+std::string TabularFormat::line(const TabularHit& h) const {
   std::string line;
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     if (i) line += '\t';
@@ -91,7 +91,7 @@ void TabularFormat::write(std::FILE* out, const TabularHit& h) const {
     }
   }
   line += '\n';
-  std::fwrite(line.data(), 1, line.size(), out);
+  return line;
 }
 
 }  // namespace hyalign

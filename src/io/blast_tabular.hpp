@@ -2,7 +2,6 @@
 // BLAST tabular output (-outfmt 6): the default 12 columns or a custom list such as
 // "6 qseqid sseqid score qlen slen". Numbers are formatted as BLAST+ formats them.
 #include <cstddef>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,7 +21,7 @@ class TabularFormat {
  public:
   // "6" or "6 col col ...". Throws UsageError for another format number or an unknown column.
   static TabularFormat parse(std::string_view outfmt);
-  void write(std::FILE* out, const TabularHit& hit) const;
+  std::string line(const TabularHit& hit) const;  // with its newline
   static std::string supported_columns();
 
  private:

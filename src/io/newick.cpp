@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -107,17 +109,15 @@ class Parser {
   std::string_view source_;
   std::size_t pos_ = 0;
   std::size_t last_token_end_ = 0;
+  mutable std::size_t scanned_ = 0, line_ = 1, line_start_ = 0;  // position()'s cursor
 
+  // Line and column of `offset`. Scans on from the last position asked for when that lies before,
+  // so asking for each branch length in text order costs one pass over the text.
   std::pair<std::size_t, std::size_t> position(std::size_t offset) const {
-    std::size_t line = 1;
-    std::size_t line_start = 0;
-    for (std::size_t i = 0; i < offset && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
-    }
-    return {line, offset - line_start + 1};
+    if (offset < scanned_) scanned_ = 0, line_ = 1, line_start_ = 0;
+    for (; scanned_ < offset && scanned_ < text_.size(); ++scanned_)
+      if (text_[scanned_] == '\n') ++line_, line_start_ = scanned_ + 1;
+    return {line_, offset - line_start_ + 1};
   }
 
   [[noreturn]] void fail(std::size_t offset, std::string_view problem) const {
@@ -201,6 +201,7 @@ class Parser {
       }
       node.length = value;
       node.has_length = true;
+      std::tie(node.length_line, node.length_column) = position(start);
       last_token_end_ = pos_;
     }
   }

@@ -11,6 +11,7 @@ struct NewickNode {
   std::string label;            // leaf name or internal label ("" if none); quotes removed, '' → '
   double length = 0.0;          // branch length to the parent
   bool has_length = false;
+  std::size_t length_line = 0, length_column = 0;  // where the length is written, for messages
   int parent = -1;
   std::vector<int> children;    // in Newick order
   bool is_leaf() const { return children.empty(); }

@@ -32,7 +32,7 @@ class Stopwatch {
 
 // Resets the log copy when the run ends, however it ends.
 struct LogCopyGuard {
-  ~LogCopyGuard() { Log::instance().set_copy(nullptr); }
+  ~LogCopyGuard() { Log::instance().set_copy({}); }
 };
 
 }  // namespace
@@ -51,7 +51,7 @@ void run_papara(const PaparaOptions& options) {
   if (compat_files) {
     log_file = std::make_unique<AtomicOutput>("papara_log." + options.run_name);
     if (!options.command_line.empty()) log_file->write(fmt::format("command: {}\n", options.command_line));
-    Log::instance().set_copy(log_file->file());
+    Log::instance().set_copy([file = log_file.get()](std::string_view line) { file->write(line); });
   }
 
   Stopwatch clock;
@@ -85,16 +85,22 @@ void run_papara(const PaparaOptions& options) {
                                          inputs.queries.name(q), alignments[q].score, placements[q].score));
   log_info("aligned {} queries to their best branches ({:.2f} s)", inputs.queries.size(), clock.lap());
 
+  // Every output is finished (all write errors seen) before any replaces its target.
   AtomicOutput out(alignment_path);
   write_papara_alignment(out, options.format, inputs, alphabet, alignments, options.no_reference_gaps);
-  out.commit();
+  out.finish();
   log_info("wrote {} ({:.2f} s); peak memory {:.0f} MiB", alignment_path == "-" ? "standard output" : alignment_path,
            clock.lap(), peak_memory_mib());
   if (compat_files) {
     AtomicOutput quality("papara_quality." + options.run_name);
+    Log::instance().set_copy({});
+    quality.finish();
+    log_file->finish();
+    out.commit();
     quality.commit();
-    Log::instance().set_copy(nullptr);
     log_file->commit();
+  } else {
+    out.commit();
   }
 }
 

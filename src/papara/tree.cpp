@@ -6,8 +6,26 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace hyalign::papara {
+namespace {
+
+// The gap model takes a negative length as given (as PaPaRa does), but its transition
+// probabilities then leave [0, 1]: almost always an error in the tree, so say where.
+void warn_negative_lengths(const NewickTree& newick, const std::string& source) {
+  std::size_t count = 0;
+  const NewickNode* first = nullptr;
+  for (const NewickNode& n : newick.nodes)
+    if (n.has_length && n.length < 0 && count++ == 0) first = &n;
+  if (!first) return;
+  log_warning("{}:{}:{}: negative branch length {} above {}{}; the gap model uses it as given", source,
+              first->length_line, first->length_column, first->length,
+              first->label.empty() ? std::string("an inner node") : "'" + first->label + "'",
+              count > 1 ? fmt::format(" (the first of {} negative lengths)", count) : "");
+}
+
+}  // namespace
 
 PaparaTree::PaparaTree(const NewickTree& newick, const std::string& source, bool need_lengths) {
   if (newick.root < 0) throw InputError(source, "empty tree");
@@ -28,6 +46,7 @@ PaparaTree::PaparaTree(const NewickTree& newick, const std::string& source, bool
                                            from.is_leaf() ? from.label : std::string("an inner node")));
   }
   top_ = newick.root;
+  if (need_lengths) warn_negative_lengths(newick, source);
 
   // A rooted (bifurcating) top: merge the root's two branches into one (spec §3).
   if (nodes_[top_].children.size() == 2) {

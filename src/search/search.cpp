@@ -269,7 +269,7 @@ void run_search(const SearchOptions& o) {
         row.bitscore = bit_score(stat_score, *ka);
         row.evalue = evalue(stat_score, static_cast<double>(queries.length(q)), static_cast<double>(db_residues), *ka);
       }
-      format.write(out.file(), row);
+      out.write(format.line(row));
     }
   out.commit();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

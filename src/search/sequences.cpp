@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <numeric>
 
+#define XXH_INLINE_ALL  // header-only: no library to link or carry
+#include <xxhash.h>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -15,7 +18,7 @@
 namespace hyalign::search {
 namespace {
 
-constexpr char kMagic[8] = {'H', 'Y', 'A', 'L', 'D', 'B', '0', '1'};
+constexpr char kMagic[8] = {'H', 'Y', 'A', 'L', 'D', 'B', '0', '2'};  // name, then format version
 
 // Codes of `letters` written to `out` (which may be the letters' own bytes), alignment gaps dropped;
 // letters outside the matrix alphabet are counted in `unknown`. Returns the number written.
@@ -63,51 +66,76 @@ class FastaSource final : public SequenceSource {
   std::map<char, std::size_t> unknown_;
 };
 
-// Database file: magic, then chunks (u64 count, u64 residues, u64 name bytes, u64 ids[count],
-// u64 name_offsets[count+1], u64 offsets[count+1], names, upper-case letters), then a u64 0.
+// Database file, format 2 (little-endian):
+//   "HYALDB02"
+//   chunks:  header  u64 count, u64 residues, u64 name_bytes, u64 payload_hash, u64 header_hash
+//            payload u64 ids[count], u64 name_offsets[count+1], u64 offsets[count+1], names, letters
+//   end:     a header with count 0, residues = all sequences, name_bytes = chunks
+// header_hash is XXH3-64 of the header's first four words and payload_hash of the payload, so a
+// damaged byte anywhere is found before its chunk is used.
+struct ChunkHeader {
+  std::uint64_t count = 0, residues = 0, name_bytes = 0, payload_hash = 0, header_hash = 0;
+  std::uint64_t expected_header_hash() const { return XXH3_64bits(this, offsetof(ChunkHeader, header_hash)); }
+  std::uint64_t payload_bytes() const { return (3 * count + 2) * 8 + name_bytes + residues; }
+};
+static_assert(sizeof(ChunkHeader) == 40);
+
+// Fuzzing builds skip the checksum comparisons so that mutated inputs reach the checks behind them.
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+constexpr bool kVerifyChecksums = false;
+#else
+constexpr bool kVerifyChecksums = true;
+#endif
+
 class DatabaseSource final : public SequenceSource {
  public:
   DatabaseSource(const std::string& path, const ScoreMatrix& matrix)
       : path_(path), in_(path, std::ios::binary), matrix_(matrix) {
     char magic[8];
-    if (!in_.read(magic, 8) || std::memcmp(magic, kMagic, 8) != 0) throw InputError(path, "not a hyalign database");
-    // A complete database ends with a zero sequence count; a cut-off copy is refused before any work.
-    std::uint64_t last = 1;
-    in_.seekg(-8, std::ios::end);
-    if (!in_.read(reinterpret_cast<char*>(&last), 8) || last != 0 || in_.tellg() < 16)
-      throw InputError(path, "truncated database (rebuild it with hyalign search makedb)");
+    if (!in_.read(magic, 8)) throw InputError(path, "not a hyalign database");
+    if (std::memcmp(magic, kMagic, 8) != 0)
+      throw InputError(path, fmt::format("database format {} is not the format {} that this hyalign reads; "
+                                         "rebuild it with hyalign search makedb",
+                                         std::string_view(magic + 6, 2), std::string_view(kMagic + 6, 2)));
+    // A complete database ends with a sealed end header; a cut-off copy is refused before any work.
+    in_.seekg(0, std::ios::end);
+    file_bytes_ = static_cast<std::uint64_t>(in_.tellg());
+    ChunkHeader end;
+    if (file_bytes_ < 8 + sizeof end || !in_.seekg(-static_cast<std::streamoff>(sizeof end), std::ios::end) ||
+        !in_.read(reinterpret_cast<char*>(&end), sizeof end) || end.count != 0 ||
+        (kVerifyChecksums && end.header_hash != end.expected_header_hash()))
+      throw InputError(path, "truncated or damaged database: no end record (rebuild it with hyalign search makedb)");
     in_.seekg(8);
   }
   bool next_chunk(EncodedSequences& chunk) override {
     chunk.clear();
     if (done_) return false;
-    std::uint64_t header[3];
-    read(header, 8);  // the sequence count; 0 marks the end
-    if (header[0] == 0) {
+    const ChunkHeader header = read_header();
+    if (header.count == 0) {
       done_ = true;
       return false;
     }
-    read(header + 1, 16);
-    const std::size_t count = header[0], residues = header[1], name_bytes = header[2];
-    if (count > (1ull << 40) || residues > (1ull << 44) || name_bytes > (1ull << 44))
-      throw InputError(path_, "corrupt database chunk header");
-    static_assert(sizeof(std::size_t) == sizeof(std::uint64_t), "the database stores 64-bit ids and offsets");
+    XXH3_64bits_reset(&hash_);
+    const std::size_t count = header.count, residues = header.residues, name_bytes = header.name_bytes;
     std::vector<std::uint64_t> offsets(count + 1);
     chunk.ids.resize(count);
     chunk.name_offsets.resize(count + 1);
+    static_assert(sizeof(std::size_t) == sizeof(std::uint64_t), "the database stores 64-bit ids and offsets");
     read(chunk.ids.data(), count * 8);
     read(chunk.name_offsets.data(), (count + 1) * 8);
     read(offsets.data(), offsets.size() * 8);
-    const auto& name_offsets = chunk.name_offsets;
-    for (std::size_t i = 0; i < count; ++i)
-      if (name_offsets[i] > name_offsets[i + 1] || name_offsets[i + 1] > name_bytes || offsets[i] > offsets[i + 1] ||
-          offsets[i + 1] > residues)
-        throw InputError(path_, "corrupt database chunk offsets");
     // Names and letters are read straight into the chunk; letters become codes in place.
     chunk.names.resize(name_bytes);
     read(chunk.names.data(), name_bytes);
     chunk.residues.resize(residues);
     read(chunk.residues.data(), residues);
+    if (kVerifyChecksums && XXH3_64bits_digest(&hash_) != header.payload_hash) damaged("checksum mismatch");
+    const auto& name_offsets = chunk.name_offsets;
+    if (name_offsets[0] != 0 || offsets[0] != 0) damaged("bad offsets");
+    for (std::size_t i = 0; i < count; ++i)
+      if (name_offsets[i] > name_offsets[i + 1] || name_offsets[i + 1] > name_bytes || offsets[i] > offsets[i + 1] ||
+          offsets[i + 1] > residues)
+        damaged("bad offsets");
     std::uint8_t* data = chunk.residues.data();
     std::size_t out = 0;
     chunk.offsets.reserve(count + 1);
@@ -122,21 +150,45 @@ class DatabaseSource final : public SequenceSource {
   const std::map<char, std::size_t>& unknown_letters() const override { return unknown_; }
 
  private:
+  ChunkHeader read_header() {
+    ++chunk_number_;
+    ChunkHeader h;
+    if (!in_.read(reinterpret_cast<char*>(&h), sizeof h)) damaged("cut off");
+    if (kVerifyChecksums && h.header_hash != h.expected_header_hash()) damaged("header checksum mismatch");
+    // Sizes are bounded by what is left of the file, so no damaged header can ask for huge buffers.
+    const std::uint64_t left = file_bytes_ - static_cast<std::uint64_t>(in_.tellg());
+    if (h.count == 0) {  // the end record
+      if (left != 0) damaged("end record before the end of the file");
+      return h;
+    }
+    if (h.count > left / 24 || h.name_bytes > left || h.residues > left || h.payload_bytes() > left)
+      damaged("sizes beyond the end of the file");
+    return h;
+  }
   void read(void* data, std::size_t bytes) {
-    if (!in_.read(static_cast<char*>(data), static_cast<std::streamsize>(bytes)))
-      throw InputError(path_, "truncated database (rebuild it with hyalign search makedb)");
+    if (!in_.read(static_cast<char*>(data), static_cast<std::streamsize>(bytes))) damaged("cut off");
+    XXH3_64bits_update(&hash_, data, bytes);
+  }
+  [[noreturn]] void damaged(std::string_view what) const {
+    throw InputError(path_, fmt::format("database chunk {} is damaged ({}): rebuild the database with hyalign search "
+                                        "makedb",
+                                        chunk_number_, what));
   }
   std::string path_;
   std::ifstream in_;
   const ScoreMatrix& matrix_;
+  std::uint64_t file_bytes_ = 0;
+  std::size_t chunk_number_ = 0;
+  XXH3_state_t hash_{};
   bool done_ = false;
   std::map<char, std::size_t> unknown_;
 };
 
+// Any hyalign database, of any format version (a wrong version is reported, not read as FASTA).
 bool is_database(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char magic[8];
-  return in.read(magic, 8) && std::memcmp(magic, kMagic, 8) == 0;
+  return in.read(magic, 8) && std::memcmp(magic, kMagic, 6) == 0;
 }
 
 }  // namespace
@@ -193,6 +245,10 @@ MakeDbReport write_database(const std::string& input, const std::string& output,
   auto put = [&](const void* data, std::size_t bytes) {
     out.write(std::string_view(static_cast<const char*>(data), bytes));
   };
+  auto put_header = [&](ChunkHeader header) {
+    header.header_hash = header.expected_header_hash();
+    put(&header, sizeof header);
+  };
   auto flush = [&] {
     if (chunk.empty()) return;
     // Longest first within the chunk: neighbours have similar lengths, so SIMD lanes finish together.
@@ -207,13 +263,16 @@ MakeDbReport write_database(const std::string& input, const std::string& output,
       letters += e.letters;
       offsets.push_back(letters.size());
     }
-    const std::uint64_t header[3] = {chunk.size(), letters.size(), names.size()};
-    put(header, sizeof header);
-    put(ids.data(), ids.size() * 8);
-    put(name_offsets.data(), name_offsets.size() * 8);
-    put(offsets.data(), offsets.size() * 8);
-    put(names.data(), names.size());
-    put(letters.data(), letters.size());
+    const std::pair<const void*, std::size_t> payload[] = {{ids.data(), ids.size() * 8},
+                                                           {name_offsets.data(), name_offsets.size() * 8},
+                                                           {offsets.data(), offsets.size() * 8},
+                                                           {names.data(), names.size()},
+                                                           {letters.data(), letters.size()}};
+    XXH3_state_t hash;
+    XXH3_64bits_reset(&hash);
+    for (const auto& [data, bytes] : payload) XXH3_64bits_update(&hash, data, bytes);
+    put_header({chunk.size(), letters.size(), names.size(), XXH3_64bits_digest(&hash), 0});
+    for (const auto& [data, bytes] : payload) put(data, bytes);
     ++report.chunks;
     chunk.clear();
     chunk_size = 0;
@@ -231,8 +290,7 @@ MakeDbReport write_database(const std::string& input, const std::string& output,
   }
   flush();
   if (report.sequences == 0) throw InputError(input, "no sequences");
-  const std::uint64_t end = 0;
-  put(&end, sizeof end);
+  put_header({0, report.sequences, report.chunks, 0, 0});
   out.commit();
   return report;
 }

@@ -75,6 +75,19 @@ TEST(Newick, Simple) {
   EXPECT_DOUBLE_EQ(b.length, 0.2);
 }
 
+TEST(Newick, LengthPositionsForMessages) {
+  // Positions are found in text order and out of it (an error after them rescans from the start).
+  auto t = parse_newick("(A:0.1,\n  (B:-2,C:3):4)\nroot;", "x");
+  const NewickNode* b = find(t, "B");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->length_line, 2u);
+  EXPECT_EQ(b->length_column, 6u);
+  EXPECT_EQ(find(t, "A")->length_column, 4u);
+  EXPECT_EQ(find(t, "C")->length_line, 2u);
+  EXPECT_EQ(find(t, "C")->length_column, 11u);
+  expect_error("(A:1,\n(B:2,C:x));", 2, 8, "bad branch length");
+}
+
 TEST(Newick, NumbersLabelsCommentsWhitespace) {
   auto t = parse_newick(
       "[start] ( A_b : 1e-05 , 'quoted '' label, (x)':-2.5E+3,\n"
