@@ -17,7 +17,14 @@ namespace hyalign {
 
 namespace {
 
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+// Fuzzing builds read in tiny pieces: every line and gzip block crosses buffer refills.
+constexpr std::size_t kChunk = 61;
+constexpr unsigned kGzBuffer = 64;
+#else
 constexpr std::size_t kChunk = std::size_t(1) << 20;      // bytes per gzread
+constexpr unsigned kGzBuffer = 256 * 1024;                // zlib's input buffer
+#endif
 constexpr std::size_t kMaxLine = std::size_t(1) << 30;    // longest accepted line
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
@@ -156,7 +163,7 @@ LineReader::LineReader(const std::string& path) : impl_(std::make_unique<Impl>()
       throw InputError(path, fmt::format("cannot open: {}", e ? std::strerror(e) : "out of memory"));
     }
   }
-  gzbuffer(impl_->file, 256 * 1024);
+  gzbuffer(impl_->file, kGzBuffer);
 }
 
 LineReader::~LineReader() = default;
