@@ -32,23 +32,30 @@ printf '>Rat2\nACGTTT\n>A\nACGT\n' >queries_ref_name.fa
 head -n 3 ref.phy >queries_phylip.phy
 mkdir a_directory
 
+# check_error NAME PATTERN -- hyalign args: exit 1..127, one error line, the last on stderr
+# ("hyalign: error: ...", matching PATTERN; log lines may come before it), no files left behind.
+check_error() {
+  local name=$1 pattern=$2
+  shift 3
+  rm -rf out && mkdir out
+  (cd out && "$hyalign" "$@" >stdout 2>stderr)
+  local code=$? lines
+  lines=$(grep -c -i error out/stderr)
+  local leftovers
+  leftovers=$(cd out && ls -A | grep -v -x -e stdout -e stderr)
+  if [ "$code" -ne 0 ] && [ "$code" -lt 128 ] && [ "$lines" -eq 1 ] && tail -n 1 out/stderr | grep -q '^hyalign: error: ' &&
+     tail -n 1 out/stderr | grep -q -- "$pattern" && [ -z "$leftovers" ]; then
+    echo "ok   $name: $(tail -n 1 out/stderr)"; passes=$((passes + 1))
+  else
+    echo "FAIL $name: exit $code, $lines error lines, leftover files: [$leftovers], wanted [$pattern]"; cat out/stderr
+    failures=$((failures + 1))
+  fi
+}
 # expect_error NAME -- papara args
 expect_error() {
   local name=$1
   shift 2
-  rm -rf out && mkdir out
-  (cd out && "$hyalign" papara "$@" -n X >stdout 2>stderr)
-  local code=$? lines
-  lines=$(wc -l <out/stderr)
-  local leftovers
-  leftovers=$(cd out && ls -A | grep -v -x -e stdout -e stderr)
-  if [ "$code" -ne 0 ] && [ "$code" -lt 128 ] && [ "$lines" -eq 1 ] && grep -q '^hyalign: error: ' out/stderr &&
-     [ -z "$leftovers" ]; then
-    echo "ok   $name: $(cat out/stderr)"; passes=$((passes + 1))
-  else
-    echo "FAIL $name: exit $code, $lines stderr lines, leftover files: [$leftovers]"; cat out/stderr
-    failures=$((failures + 1))
-  fi
+  check_error "$name" '' -- papara "$@" -n X
 }
 # expect_success NAME PATTERN -- papara args: runs, writes the alignment, stderr matches PATTERN
 expect_success() {
@@ -106,6 +113,108 @@ if (cd out && ! "$hyalign" papara -t "$w/tree.nwk" -s "$w/ref.phy" -q "$w/querie
 else
   echo "FAIL existing_run_name"; failures=$((failures + 1))
 fi
+
+
+# ---- Nothing is lost: every write checked through close (docs/contract.md) ----
+ok() { echo "ok   $1"; passes=$((passes + 1)); }
+fail() { echo "FAIL $1"; failures=$((failures + 1)); }
+papara_args=(-t "$w/tree.nwk" -s "$w/ref.phy" -q "$w/queries.fa")
+awk 'BEGIN { srand(11); aa = "ARNDCQEGHILKMFPSTWYV";
+  for (d = 1; d <= 300; d++) { s = ""; n = 30 + int(rand() * 200);
+    for (i = 0; i < n; i++) s = s substr(aa, int(rand() * 20) + 1, 1); print ">prot" d " text"; print s } }' >prot.fa
+search_args=(-q "$w/prot.fa" -d "$w/prot.fa")
+
+check_error papara_out_dev_full 'error: /dev/full: cannot write: No space left on device' -- papara "${papara_args[@]}" -o /dev/full
+check_error search_out_dev_full 'error: /dev/full: cannot write: No space left on device' -- search "${search_args[@]}" -o /dev/full
+check_error makedb_out_dev_full 'error: /dev/full: cannot write: No space left on device' -- search makedb -i "$w/prot.fa" -o /dev/full
+[ -c /dev/full ] && ok dev_full_still_a_device || fail dev_full_still_a_device
+for tool in papara search; do
+  if [ $tool = papara ]; then args=(papara "${papara_args[@]}" -o -); else args=(search "${search_args[@]}"); fi
+  "$hyalign" "${args[@]}" >/dev/full 2>stderr.txt
+  code=$?
+  if [ $code -ne 0 ] && [ $code -lt 128 ] && grep -q 'error: standard output: cannot write: No space left on device' stderr.txt; then
+    ok "${tool}_stdout_dev_full"
+  else fail "${tool}_stdout_dev_full: exit $code"; cat stderr.txt; fi
+done
+# A reader that stops early (| head) ends the run quietly, as with other tools: no error line.
+"$hyalign" search "${search_args[@]}" -k 300 2>pipe.err | head -c 100 >/dev/null
+code=${PIPESTATUS[0]}
+if { [ "$code" -eq 0 ] || [ "$code" -eq 141 ]; } && ! grep -q error pipe.err; then ok closed_pipe_is_quiet
+else fail "closed_pipe_is_quiet: exit $code"; cat pipe.err; fi
+
+# A full disk: a private 8 KiB tmpfs (user and mount namespaces); the alignment (9 KB) does not fit.
+mkdir -p "$work/small_fs"
+rm -rf out && mkdir out
+if unshare -rm true 2>/dev/null; then
+  LEFT="$work/out/left" unshare -rm sh -c 'mount -t tmpfs -o size=8k tmpfs "$0" || exit 90; cd "$0" || exit 91
+    "$@"; code=$?; ls -A >"$LEFT"; exit $code' "$work/small_fs" "$hyalign" papara "${papara_args[@]}" -n X 2>out/stderr
+  code=$?
+  if [ $code -ge 90 ] && [ $code -le 91 ]; then echo "SKIPPED full_disk: cannot mount a tmpfs here"
+  elif [ $code -ne 0 ] && [ $code -lt 90 ] && [ "$(grep -c -i error out/stderr)" -eq 1 ] &&
+       tail -n 1 out/stderr | grep -q '^hyalign: error: papara_[a-z]*\.X: cannot write: No space left on device$' &&
+       [ -f out/left ] && [ ! -s out/left ]; then
+    ok "full_disk: $(tail -n 1 out/stderr)"
+  else fail "full_disk: exit $code, left [$(cat out/left 2>/dev/null)]"; cat out/stderr; fi
+else
+  echo "SKIPPED full_disk: no user namespaces here (unshare -rm)"
+fi
+# A file size limit (ulimit -f, 4 KiB): EFBIG instead of the signal, same contract.
+rm -rf out && mkdir out
+(cd out && trap '' XFSZ && ulimit -f 4 && "$hyalign" papara "${papara_args[@]}" -n X 2>stderr)
+code=$?
+if [ $code -ne 0 ] && [ $code -lt 128 ] && tail -n 1 out/stderr | grep -q '^hyalign: error: papara_alignment.X: cannot write: File too large$' &&
+   [ -z "$(cd out && ls -A | grep -v -x stderr)" ]; then ok "file_size_limit: $(tail -n 1 out/stderr)"
+else fail "file_size_limit: exit $code"; ls out; cat out/stderr; fi
+
+# ---- Damaged databases: a format version and per-chunk checksums ----
+"$hyalign" search makedb -i "$w/prot.fa" -o prot.hydb --chunk-mb 0 2>/dev/null
+flip() { cp prot.hydb "$2"; printf 'Z' | dd of="$2" bs=1 seek="$1" conv=notrunc 2>/dev/null; }
+size=$(stat -c %s prot.hydb)
+flip 20 header_flipped.hydb      # inside the first chunk's header (bytes 8-47)
+flip $((size - 150)) name_flipped.hydb  # the last sequence's name or letters
+head -c $((size - 20)) prot.hydb >cut.hydb
+{ printf 'HYALDB01'; tail -c +9 prot.hydb; } >old_version.hydb
+check_error database_payload_damaged 'name_flipped.hydb: database chunk 300 is damaged (checksum mismatch)' -- search -q "$w/prot.fa" -d "$w/name_flipped.hydb" -o hits.tsv
+check_error database_header_damaged 'header_flipped.hydb: database chunk 1 is damaged (header checksum mismatch)' -- search -q "$w/prot.fa" -d "$w/header_flipped.hydb" -o hits.tsv
+check_error database_cut_off 'cut.hydb: truncated or damaged database' -- search -q "$w/prot.fa" -d "$w/cut.hydb" -o hits.tsv
+check_error database_old_version 'database format 01 is not the format 02' -- search -q "$w/prot.fa" -d "$w/old_version.hydb" -o hits.tsv
+
+# ---- Numeric options are range-checked when parsed ----
+check_error gap_costs_overflow 'gap-open: Value 2000000000 not in range 0 to 1000' -- search "${search_args[@]}" --gap-open 2000000000 --gap-extend 2000000000
+check_error gap_extend_range 'gap-extend: Value 1001 not in range' -- search "${search_args[@]}" --gap-extend 1001
+check_error match_range 'match: Value 0 not in range 1 to 127' -- search "${search_args[@]}" --match 0
+check_error mismatch_range 'mismatch: Value 5 not in range -128 to -1' -- search "${search_args[@]}" --mismatch 5
+check_error top_range 'top: Value 0 not in range' -- search "${search_args[@]}" -k 0
+check_error chunk_range 'chunk-mb: Value 99999999 not in range' -- search "${search_args[@]}" --chunk-mb 99999999
+check_error negative_threads 'threads' -- search "${search_args[@]}" -t -1
+check_error papara_scoring_range "-p '-3:-1:5000:-3': 5000 is out of range (-1000..1000)" -- papara "${papara_args[@]}" -p -3:-1:5000:-3 -n X
+for tool in papara search; do
+  if [ $tool = papara ]; then args=(papara "${papara_args[@]}" -j 100000 -o out.txt); else args=(search "${search_args[@]}" -t 100000 -o out.txt); fi
+  if "$hyalign" "${args[@]}" 2>threads.err && [ -s out.txt ] &&
+     grep -q -- "notice: -[jt] 100000 is more than 4 threads per hardware thread ([0-9]* here); using [0-9]*" threads.err; then
+    ok "${tool}_threads_capped"
+  else fail "${tool}_threads_capped"; cat threads.err; fi
+  rm -f out.txt
+done
+
+# ---- Outputs get the mode a plain open gives under the user's umask ----
+for mask in 022 077; do
+  rm -rf out && mkdir out
+  (cd out && umask $mask && "$hyalign" papara "${papara_args[@]}" -n X 2>/dev/null &&
+   "$hyalign" search "${search_args[@]}" -o hits.tsv 2>/dev/null && "$hyalign" search makedb -i "$w/prot.fa" -o db.hydb 2>/dev/null)
+  want=$(printf '%o' $((0666 & ~0$mask)))
+  modes=$(cd out && stat -c '%a' papara_alignment.X papara_log.X papara_quality.X hits.tsv db.hydb | sort -u)
+  [ "$modes" = "$want" ] && ok "umask_$mask: $want" || fail "umask_$mask: modes [$modes], wanted $want"
+done
+chmod 640 out/hits.tsv
+"$hyalign" search "${search_args[@]}" -o out/hits.tsv 2>/dev/null
+[ "$(stat -c '%a' out/hits.tsv)" = 640 ] && ok replaced_file_keeps_mode || fail "replaced_file_keeps_mode: $(stat -c '%a' out/hits.tsv)"
+
+# ---- Trees with negative branch lengths: accepted as PaPaRa does, with a warning naming the first ----
+sed 's/:\([0-9.]*\)/:-\1/3' tree.nwk >tree_negative.nwk
+column=$(head -n 1 tree_negative.nwk | grep -bo ':-' | head -n 1 | cut -d: -f1)
+expect_success negative_branch_length "warning: $w/tree_negative.nwk:1:$((column + 2)): negative branch length -" -- \
+  -t "$w/tree_negative.nwk" -s "$w/ref.phy" -q "$w/queries.fa"
 
 echo "bad_input: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]
