@@ -2,9 +2,10 @@
 # One command for the GPU machine: build with CUDA, run the GPU tests, the golden tests on the GPU,
 # the GPU benchmarks and end-to-end runs; prints a short table last.
 # usage: scripts/gpu-check.sh [BUILD_DIR]   (run from anywhere; needs cmake, g++, nvcc, zlib, fmt, CLI11, gtest)
-# SECTIONS (default "papara search") picks the parts to run. parasail, the test oracle, is taken
-# from .deps/*.deb when present, since the GPU machine has no package registry. To fill it, run
-# `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev libparasail8)` where apt works.
+# SECTIONS (default "papara search") picks the parts to run. parasail (the test oracle) and the
+# xxHash header are taken from .deps/*.deb when present, since the GPU machine has no package
+# registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
+# libparasail8 libxxhash-dev)` where apt works, and carry .deps.
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}

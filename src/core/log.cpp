@@ -20,7 +20,13 @@ void Log::message(std::string_view text) {
   std::lock_guard lock(mutex_);
   // stderr is where errors are reported, so a failed write there has nowhere to go: ignored.
   if (!quiet_) std::fwrite(line.data(), 1, line.size(), stderr);
-  if (copy_) copy_(line);
+  if (copy_) {
+    try {
+      copy_(line);
+    } catch (...) {
+      copy_ = {};
+    }
+  }
 }
 
 void Log::warning(std::string_view text) { message(fmt::format("warning: {}", text)); }

@@ -18,7 +18,8 @@ class Log {
   static Log& instance();
   void set_quiet(bool quiet) { quiet_ = quiet; }
   // Also hand every message, with its newline, to this sink (PaPaRa's papara_log.NAME); an empty
-  // function stops it. A sink may throw (a failed write): the exception reaches the logging call.
+  // function stops it. A sink that throws is dropped, so logging never fails: its owner reports
+  // the failure (an AtomicOutput does, when it is finished).
   using Sink = std::function<void(std::string_view)>;
   void set_copy(Sink sink);
   void message(std::string_view text);

@@ -68,15 +68,18 @@ AtomicOutput::~AtomicOutput() {
 void AtomicOutput::fail(int error) {
   if (!to_stdout_ && !finished_) std::fclose(file_);
   finished_ = true;  // closed; the destructor removes the temporary
-  throw OutputError(to_stdout_ ? std::string("standard output") : path_, error);
+  if (!error_) error_ = error ? error : EIO;
+  throw OutputError(to_stdout_ ? std::string("standard output") : path_, error_);
 }
 
 void AtomicOutput::write(std::string_view text) {
+  if (error_) fail(error_);
   if (finished_) throw std::logic_error(fmt::format("{}: write after finish", path_));
   if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) fail(errno);
 }
 
 void AtomicOutput::finish() {
+  if (error_) fail(error_);
   if (finished_) return;
   if (std::fflush(file_) != 0 || std::ferror(file_)) fail(errno);
   if (to_stdout_) {
@@ -86,13 +89,13 @@ void AtomicOutput::finish() {
   // Data must be on disk before the rename makes it the target (fsync is EINVAL on pipes/devices).
   if (!temp_path_.empty() && fsync(fileno(file_)) != 0 && errno != EINVAL) fail(errno);
   finished_ = true;
-  if (std::fclose(file_) != 0) throw OutputError(path_, errno);
+  if (std::fclose(file_) != 0) fail(errno);
 }
 
 void AtomicOutput::commit() {
   if (committed_) return;
   finish();
-  if (!temp_path_.empty() && std::rename(temp_path_.c_str(), path_.c_str()) != 0) throw OutputError(path_, errno);
+  if (!temp_path_.empty() && std::rename(temp_path_.c_str(), path_.c_str()) != 0) fail(errno);
   committed_ = true;
 }
 

@@ -21,7 +21,8 @@ class AtomicOutput {
 
   void write(std::string_view text);
   // Flushes and closes, so every write error has surfaced; the target is not replaced yet. Lets a
-  // tool with several outputs finish all of them before it commits any.
+  // tool with several outputs finish all of them before it commits any. A write that failed
+  // earlier is reported here again, so an output whose error was caught never commits.
   void finish();
   void commit();  // finish(), then rename the temporary over the target
   const std::string& path() const { return path_; }
@@ -33,6 +34,7 @@ class AtomicOutput {
   std::FILE* file_ = nullptr;
   bool to_stdout_ = false;
   bool finished_ = false;
+  int error_ = 0;  // errno of the first failure
   bool committed_ = false;
 };
 

@@ -54,6 +54,7 @@ void run_papara(const PaparaOptions& options) {
     Log::instance().set_copy([file = log_file.get()](std::string_view line) { file->write(line); });
   }
 
+  AtomicOutput out(alignment_path);  // opened first: an unwritable output fails before any work
   Stopwatch clock;
   const PaparaInputs inputs =
       load_inputs(options.inputs, alphabet, options.gap_model == GapModel::probabilistic);
@@ -86,7 +87,6 @@ void run_papara(const PaparaOptions& options) {
   log_info("aligned {} queries to their best branches ({:.2f} s)", inputs.queries.size(), clock.lap());
 
   // Every output is finished (all write errors seen) before any replaces its target.
-  AtomicOutput out(alignment_path);
   write_papara_alignment(out, options.format, inputs, alphabet, alignments, options.no_reference_gaps);
   out.finish();
   log_info("wrote {} ({:.2f} s); peak memory {:.0f} MiB", alignment_path == "-" ? "standard output" : alignment_path,

@@ -21,7 +21,7 @@ void warn_negative_lengths(const NewickTree& newick, const std::string& source) 
   if (!first) return;
   log_warning("{}:{}:{}: negative branch length {} above {}{}; the gap model uses it as given", source,
               first->length_line, first->length_column, first->length,
-              first->label.empty() ? std::string("an inner node") : "'" + first->label + "'",
+              first->label.empty() ? std::string("an inner node") : fmt::format("'{}'", first->label),
               count > 1 ? fmt::format(" (the first of {} negative lengths)", count) : "");
 }
 

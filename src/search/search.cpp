@@ -84,6 +84,7 @@ EncodedSequences sorted_by_length(const EncodedSequences& chunk) {
 void run_search(const SearchOptions& o) {
   if (o.top == 0) throw UsageError("-k/--top must be at least 1");
   const TabularFormat format = TabularFormat::parse(o.outfmt);
+  AtomicOutput out(o.out);  // opened first: an unwritable output fails before any work
   const auto start = std::chrono::steady_clock::now();
 
   std::vector<SequenceRecord> raw_queries;
@@ -244,7 +245,6 @@ void run_search(const SearchOptions& o) {
   if (db_sequences == 0) throw InputError(o.database, "no database sequences");
   warn_unknown_letters(source->unknown_letters(), matrix, o.database);
 
-  AtomicOutput out(o.out);
   for (std::size_t q = 0; q < nq; ++q)
     for (const Hit& h : top[q]) {
       const kernels::SwAlignment& a = h.alignment;

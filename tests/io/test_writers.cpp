@@ -111,6 +111,7 @@ TEST(AtomicOutput, FullDeviceFailsWithTheReason) {
   } catch (const OutputError& e) {
     EXPECT_STREQ(e.what(), "/dev/full: cannot write: No space left on device");
   }
+  EXPECT_THROW(out.commit(), OutputError);  // a caught failure is reported again, never committed
   struct stat st {};
   ASSERT_EQ(::stat("/dev/full", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
