@@ -2,14 +2,19 @@
 # Installs what is missing, builds hyalign and its tests, runs the whole suite with ctest.
 # usage: scripts/test.sh [--sanitize]
 #   --sanitize  the same suite built with AddressSanitizer + UndefinedBehaviorSanitizer (host code
-#               only: CUDA is left out of this build, so the GPU tests skip), in build-sanitize/
+#               only: CUDA is left out of this build, so the GPU tests skip), in build-sanitize/.
+#               One test is left out there: the PaPaRa golden run with the scalar kernel, which
+#               had not finished after 13 minutes sanitized on the 2-core VM. The scalar kernel still runs sanitized in the unit
+#               and property tests, and the golden inputs in the other kernels' golden tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
 options=()
+exclude=()
 if [ "${1:-}" = --sanitize ]; then
   build=build-sanitize
   options=(-DHYALIGN_SANITIZE=ON -DHYALIGN_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+  exclude=(-E '^cli_golden_scalar$')
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 fi
 scripts/install-deps.sh
@@ -17,7 +22,7 @@ cmake -S . -B "$build" -DBUILD_TESTING=ON "${options[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target hyalign hyalign_tests
 cd "$build"
 status=0
-ctest --output-on-failure -j"$(nproc)" 2>&1 | tee ctest.log || status=$?
+ctest --output-on-failure -j"$(nproc)" "${exclude[@]}" 2>&1 | tee ctest.log || status=$?
 # ctest lists skipped tests after its summary; repeat the summary so it is the closing line.
 grep -E '^[0-9]+% tests passed' ctest.log | tail -n 1
 exit "$status"
