@@ -3,9 +3,10 @@
 # usage: scripts/test.sh [--sanitize]
 #   --sanitize  the same suite built with AddressSanitizer + UndefinedBehaviorSanitizer (host code
 #               only: CUDA is left out of this build, so the GPU tests skip), in build-sanitize/.
-#               One test is left out there: the PaPaRa golden run with the scalar kernel, which
-#               had not finished after 13 minutes sanitized on the 2-core VM. The scalar kernel still runs sanitized in the unit
-#               and property tests, and the golden inputs in the other kernels' golden tests.
+#               One test is left out there: the PaPaRa golden run with the scalar kernel, which had
+#               not finished after 13 minutes sanitized on the 2-core VM. The scalar kernel still
+#               runs sanitized in the unit and property tests, and the golden inputs in the other
+#               kernels' golden tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
