@@ -23,7 +23,7 @@ work=${FUZZ_DIR:-$build/work}
 data=tests/data
 
 scripts/install-deps.sh
-cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DHYALIGN_CUDA=OFF -DHYALIGN_FUZZ=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target hyalign "${targets[@]/#/fuzz_}" >/dev/null
 
@@ -42,8 +42,8 @@ make_seeds() {
         flagged 00 "$work/tmp-$target" | seed "$n.fa"
         flagged 01 "$work/tmp-$target" | seed "$n.fa.gz-flag"
         gzip -c "$work/tmp-$target" >"$work/tmp-$target.gz" && flagged 00 "$work/tmp-$target.gz" | seed "$n.gz"
-        awk 'NR % 2 == 1 {sub(/^>/, "@"); print; next} {print; print "+"; gsub(/./, "I"); print}' "$work/tmp-$target" |
-          seed "$n.fq"
+        awk 'NR % 2 == 1 {sub(/^>/, "@"); print; next} {print; print "+"; gsub(/./, "I"); print}' "$work/tmp-$target" \
+          >"$work/tmp-$target.fq" && flagged 00 "$work/tmp-$target.fq" | seed "$n.fq"
       done ;;
     alignment)
       for f in "$data"/papara/epa_tiny/aln.phy "$data"/papara/pyrg/ref.phy; do seed "$(basename "$(dirname "$f")").phy" <"$f"; done
@@ -81,7 +81,7 @@ for target in "${targets[@]}"; do
        -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$findings/" -print_final_stats=1 >"$work/$target.log" 2>&1; then
     grep -E '^#[0-9]+[[:space:]]+DONE' "$work/$target.log" | tail -n 1 || true
   else
-    echo "FINDING in fuzz_$target (input kept in $findings/):"; grep -E 'ERROR|runtime error|==[0-9]+==' "$work/$target.log" | head -n 5
+    echo "FINDING in fuzz_$target (input kept in $findings/):"; { grep -E 'ERROR|runtime error|==[0-9]+==' "$work/$target.log" || true; } | head -n 5
     failed+=("$target")
   fi
 done

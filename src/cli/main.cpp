@@ -1,8 +1,12 @@
 // hyalign: sequence alignment on every processor in the box.
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -20,7 +24,10 @@ int report(const char* kind, const char* what, int code) {
 
 // Help and version text go to standard output: a failed write there is an error too.
 int close_stdout(int code) {
-  if (std::fclose(stdout) != 0 && code == 0) return report("error", "standard output: cannot write", 1);
+  const bool failed_before = std::ferror(stdout);
+  errno = 0;
+  if ((std::fclose(stdout) != 0 || failed_before) && code == 0)
+    return report("error", (std::string("standard output: cannot write: ") + std::strerror(errno ? errno : EIO)).c_str(), 1);
   return code;
 }
 
@@ -55,8 +62,12 @@ int run(int argc, char** argv) {
     return report("error", e.what(), 1);
   } catch (const hyalign::UsageError& e) {
     return report("error", e.what(), 2);
+  } catch (const std::filesystem::filesystem_error& e) {  // a path that cannot be looked at
+    return report("error", e.what(), 1);
   } catch (const std::bad_alloc&) {
     return report("error", "out of memory", 3);
+  } catch (const std::system_error& e) {  // the system refused a resource (threads, handles)
+    return report("error", (std::string("out of system resources: ") + e.what()).c_str(), 3);
   } catch (const std::exception& e) {
     return report("internal error", e.what(), 4);
   }
@@ -65,4 +76,9 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return close_stdout(run(argc, argv)); }
+int main(int argc, char** argv) {
+  // Past a file size limit (ulimit -f) a write then fails with EFBIG and is reported, instead of
+  // the signal ending the process with a temporary file left behind.
+  std::signal(SIGXFSZ, SIG_IGN);
+  return close_stdout(run(argc, argv));
+}

@@ -1,12 +1,14 @@
 #pragma once
 // The simplest work queue: items 0..count-1 handed out one at a time through an atomic counter to
 // `threads` workers. fn(item, worker) must only write to memory owned by its item or its worker.
-// The first exception thrown by any worker is rethrown in the caller after all workers stop.
+// The first exception thrown by any worker is rethrown in the caller after all workers stop. If the
+// system refuses a thread (a process or memory limit), the work runs on the threads it has.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -33,7 +35,10 @@ void parallel_for(std::size_t count, unsigned threads, Fn&& fn) {
   } else {
     std::vector<std::jthread> pool;
     pool.reserve(threads - 1);
-    for (unsigned w = 1; w < threads; ++w) pool.emplace_back(work, w);
+    try {
+      for (unsigned w = 1; w < threads; ++w) pool.emplace_back(work, w);
+    } catch (const std::system_error&) {  // fewer threads, same result
+    }
     work(0);
   }
   if (error) std::rethrow_exception(error);

@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -28,41 +31,137 @@ mode_t current_umask() {
   return mask;
 }
 
+// The descriptor a path names when it is one of the process's own: /dev/stdout, /dev/fd/N,
+// /proc/self/fd/N. Opening such a path anew would truncate what the shell opened (and lose what
+// was written before us), so the descriptor itself is written; -1 for any other path.
+int own_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const std::size_t length = std::strlen(prefix);
+    if (path.size() <= length || path.compare(0, length, prefix) != 0) continue;
+    char* end = nullptr;
+    const long fd = std::strtol(path.c_str() + length, &end, 10);
+    if (*end == '\0' && fd >= 0 && fd < 1 << 20) return static_cast<int>(fd);
+  }
+  return -1;
+}
+
+// Paths under /dev and /proc are never replaced, even when they resolve to a regular file.
+bool is_system_path(const std::string& path) {
+  return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
+}
+
+// Temporary files to remove if a signal ends the process (Ctrl-C, kill, a lost terminal). The
+// handler may only call async-signal-safe functions, so the names sit in a fixed table of C strings.
+constexpr std::size_t kMaxTemporaries = 64;
+std::array<std::atomic<char*>, kMaxTemporaries> temporaries{};
+
+extern "C" void remove_temporaries_and_die(int signal_number) {
+  for (auto& slot : temporaries)
+    if (char* name = slot.load()) ::unlink(name);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+void install_signal_cleanup() {
+  static const bool installed = [] {
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+      if (std::signal(s, SIG_IGN) != SIG_IGN) std::signal(s, remove_temporaries_and_die);  // keep an ignore
+    return true;
+  }();
+  (void)installed;
+}
+
+// Registers a temporary for removal on a signal; returns its slot, or kMaxTemporaries if the table
+// is full (the file is then only removed by the destructor).
+std::size_t register_temporary(const std::string& path) {
+  install_signal_cleanup();
+  char* copy = ::strdup(path.c_str());
+  if (!copy) return kMaxTemporaries;
+  for (std::size_t i = 0; i < kMaxTemporaries; ++i) {
+    char* empty = nullptr;
+    if (temporaries[i].compare_exchange_strong(empty, copy)) return i;
+  }
+  std::free(copy);
+  return kMaxTemporaries;
+}
+
+void unregister_temporary(std::size_t slot) {
+  if (slot < kMaxTemporaries) std::free(temporaries[slot].exchange(nullptr));
+}
+
 }  // namespace
 
 AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
-  if (path_ == "-") {
+  if (path_ == "-" || own_descriptor(path_) == STDOUT_FILENO) {
     to_stdout_ = true;
     file_ = stdout;
+    return;
+  }
+  if (const int fd = own_descriptor(path_); fd >= 0) {
+    open_in_place(fd);
     return;
   }
   struct stat existing {};
   const bool exists = ::stat(path_.c_str(), &existing) == 0;
   if (exists && S_ISDIR(existing.st_mode)) throw UsageError(fmt::format("{}: is a directory", path_));
-  if (exists && !S_ISREG(existing.st_mode)) {  // a device or pipe: written in place
-    file_ = std::fopen(path_.c_str(), "w");
-    if (!file_) throw OutputError(path_, errno);
+  // A symbolic link is kept and the file it names is replaced; a device, pipe or anything reached
+  // through /dev or /proc is written in place.
+  std::string target_path = path_;
+  if (exists && S_ISREG(existing.st_mode)) {
+    char* resolved = ::realpath(path_.c_str(), nullptr);
+    if (!resolved) throw OutputError(path_, errno);
+    target_path = resolved;
+    std::free(resolved);
+  }
+  if ((exists && !S_ISREG(existing.st_mode)) || is_system_path(path_) || is_system_path(target_path)) {
+    open_in_place(-1);
     return;
   }
+  target_path_ = target_path;
   const mode_t mode = exists ? (existing.st_mode & 07777) : (0666 & ~current_umask());
-  std::filesystem::path target(path_);
+  std::filesystem::path target(target_path_);
   std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  std::string pattern = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  std::string pattern = (dir / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
   const int fd = mkstemp(pattern.data());
   if (fd < 0) throw OutputError(path_, errno);
   temp_path_ = pattern;
+  temp_slot_ = register_temporary(temp_path_);
   if (fchmod(fd, mode) != 0 || !(file_ = fdopen(fd, "w"))) {
     const int error = errno;
     ::close(fd);
-    std::remove(temp_path_.c_str());
+    remove_temporary();
     throw OutputError(path_, error);
   }
+}
+
+// Writes to the path itself, or to a copy of descriptor fd when fd >= 0.
+void AtomicOutput::open_in_place(int fd) {
+  if (fd >= 0) {
+    const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (copy < 0 || !(file_ = fdopen(copy, "w"))) {
+      const int error = errno;
+      if (copy >= 0) ::close(copy);
+      throw OutputError(path_, error);
+    }
+    return;
+  }
+  file_ = std::fopen(path_.c_str(), "w");
+  if (!file_) throw OutputError(path_, errno);
+}
+
+void AtomicOutput::remove_temporary() {
+  if (temp_path_.empty()) return;
+  std::remove(temp_path_.c_str());
+  unregister_temporary(temp_slot_);
+  temp_path_.clear();
 }
 
 AtomicOutput::~AtomicOutput() {
   if (to_stdout_ || committed_) return;
   if (!finished_) std::fclose(file_);
-  if (!temp_path_.empty()) std::remove(temp_path_.c_str());
+  remove_temporary();
 }
 
 void AtomicOutput::fail(int error) {
@@ -95,7 +194,10 @@ void AtomicOutput::finish() {
 void AtomicOutput::commit() {
   if (committed_) return;
   finish();
-  if (!temp_path_.empty() && std::rename(temp_path_.c_str(), path_.c_str()) != 0) fail(errno);
+  if (!temp_path_.empty()) {
+    if (std::rename(temp_path_.c_str(), target_path_.c_str()) != 0) fail(errno);
+    unregister_temporary(temp_slot_);
+  }
   committed_ = true;
 }
 

@@ -3,9 +3,12 @@
 // temporary file next to it and renamed over it by commit(); if the object is destroyed first
 // (error, exception) the temporary is removed and the target is untouched. The file gets the mode a
 // plain open would give: an existing file keeps its mode, a new one gets 0666 less the umask.
-// Devices, pipes and sockets (/dev/stdout, /dev/full, a FIFO) cannot be replaced and are written in
-// place; "-" is standard output. Every write is checked, and commit() flushes and closes: a failure
+// A symbolic link stays and the file it names is replaced. Devices, pipes, sockets and anything
+// under /dev or /proc are written in place; "-", /dev/stdout, /dev/fd/N and /proc/self/fd/N write
+// to the descriptor the process already has. A temporary left by a signal (SIGINT, SIGTERM,
+// SIGHUP, SIGQUIT) is removed before the process ends. Every write is checked, and commit() flushes and closes: a failure
 // anywhere throws OutputError naming the path.
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -29,8 +32,12 @@ class AtomicOutput {
 
  private:
   [[noreturn]] void fail(int error);
+  void open_in_place(int fd);
+  void remove_temporary();
   std::string path_;
-  std::string temp_path_;  // empty when written in place
+  std::string target_path_;  // the file replaced: path_ with symbolic links resolved
+  std::string temp_path_;    // empty when written in place
+  std::size_t temp_slot_ = 0;  // its entry in the table of temporaries removed on a signal
   std::FILE* file_ = nullptr;
   bool to_stdout_ = false;
   bool finished_ = false;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -41,8 +42,9 @@ void run_papara(const PaparaOptions& options) {
   const Alphabet& alphabet = Alphabet::of(options.alphabet);
   const bool compat_files = !options.out.has_value();
   const std::string alignment_path = compat_files ? "papara_alignment." + options.run_name : *options.out;
+  std::error_code cannot_look;  // a log that cannot be looked at is found when it is written
   if (compat_files && options.run_name != "default" && !options.force &&
-      std::filesystem::exists("papara_log." + options.run_name))
+      std::filesystem::exists("papara_log." + options.run_name, cannot_look))
     throw UsageError(fmt::format("papara_log.{} exists: choose another run name (-n) or overwrite with -f",
                                  options.run_name));
 
@@ -54,7 +56,10 @@ void run_papara(const PaparaOptions& options) {
     Log::instance().set_copy([file = log_file.get()](std::string_view line) { file->write(line); });
   }
 
-  AtomicOutput out(alignment_path);  // opened first: an unwritable output fails before any work
+  // Outputs are opened first: an unwritable one fails before any work.
+  AtomicOutput out(alignment_path);
+  std::optional<AtomicOutput> quality;
+  if (compat_files) quality.emplace("papara_quality." + options.run_name);
   Stopwatch clock;
   const PaparaInputs inputs =
       load_inputs(options.inputs, alphabet, options.gap_model == GapModel::probabilistic);
@@ -92,12 +97,11 @@ void run_papara(const PaparaOptions& options) {
   log_info("wrote {} ({:.2f} s); peak memory {:.0f} MiB", alignment_path == "-" ? "standard output" : alignment_path,
            clock.lap(), peak_memory_mib());
   if (compat_files) {
-    AtomicOutput quality("papara_quality." + options.run_name);
     Log::instance().set_copy({});
-    quality.finish();
+    quality->finish();
     log_file->finish();
     out.commit();
-    quality.commit();
+    quality->commit();
     log_file->commit();
   } else {
     out.commit();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <system_error>
 #include <mutex>
 #include <numeric>
 
@@ -79,6 +80,16 @@ EncodedSequences sorted_by_length(const EncodedSequences& chunk) {
   return out;
 }
 
+// Runs read() on another thread, or later in the caller when the system refuses a thread.
+template <typename Read>
+std::future<bool> read_in_background(Read read) {
+  try {
+    return std::async(std::launch::async, read);
+  } catch (const std::system_error&) {
+    return std::async(std::launch::deferred, read);
+  }
+}
+
 }  // namespace
 
 void run_search(const SearchOptions& o) {
@@ -97,15 +108,17 @@ void run_search(const SearchOptions& o) {
   const SequenceType type = o.type == SequenceType::automatic ? detect_type(raw_queries) : o.type;
   const bool dna = type == SequenceType::dna;
 
-  const ScoreMatrix matrix = dna ? ScoreMatrix::dna(o.match, o.mismatch)
-                             : std::filesystem::exists(o.matrix) ? ScoreMatrix::from_ncbi_file(o.matrix)
-                                                                 : ScoreMatrix::builtin(o.matrix);
+  std::error_code no_file;  // a name that is no file (or cannot be looked at) is a built-in matrix
+  const bool matrix_file = !dna && std::filesystem::exists(o.matrix, no_file);
+  const ScoreMatrix matrix = dna           ? ScoreMatrix::dna(o.match, o.mismatch)
+                             : matrix_file ? ScoreMatrix::from_ncbi_file(o.matrix)
+                                           : ScoreMatrix::builtin(o.matrix);
   const int gap_open = o.gap_open.value_or(dna ? 5 : 11), gap_extend = o.gap_extend.value_or(dna ? 2 : 1);
   if (gap_open < 0 || gap_extend < 0) throw UsageError("gap costs must not be negative");
   const kernels::SwScoring scoring{&matrix, gap_open, gap_extend};
   const std::optional<KarlinAltschul> ka =
       dna ? karlin_altschul_dna(o.match, o.mismatch, gap_open, gap_extend)
-          : std::filesystem::exists(o.matrix) ? std::nullopt : karlin_altschul(o.matrix, gap_open, gap_extend);
+          : matrix_file ? std::nullopt : karlin_altschul(o.matrix, gap_open, gap_extend);
   if (!ka)
     log_info("notice: no Karlin-Altschul parameters for {} with gaps {}/{}: evalue and bitscore are written as NA",
              matrix.name(), gap_open, gap_extend);
@@ -159,7 +172,7 @@ void run_search(const SearchOptions& o) {
   double scoring_seconds = 0;
   for (bool more = source->next_chunk(chunk); more; std::swap(chunk, next_chunk)) {
     std::future<bool> ahead;
-    if (read_ahead) ahead = std::async(std::launch::async, [&] { return source->next_chunk(next_chunk); });
+    if (read_ahead) ahead = read_in_background([&] { return source->next_chunk(next_chunk); });
     // Databases made by makedb come in this order already; other input is sorted here.
     EncodedSequences sorted_copy;
     const bool in_order = is_longest_first(chunk);

@@ -111,10 +111,14 @@ class DatabaseSource final : public SequenceSource {
     chunk.clear();
     if (done_) return false;
     const ChunkHeader header = read_header();
-    if (header.count == 0) {
+    if (header.count == 0) {  // whole chunks can only go missing together with their count
+      if (header.residues != sequences_read_ || header.name_bytes != chunk_number_ - 1)
+        damaged(fmt::format("the end record counts {} sequences in {} chunks, the file holds {} in {}",
+                            header.residues, header.name_bytes, sequences_read_, chunk_number_ - 1));
       done_ = true;
       return false;
     }
+    sequences_read_ += header.count;
     XXH3_64bits_reset(&hash_);
     const std::size_t count = header.count, residues = header.residues, name_bytes = header.name_bytes;
     std::vector<std::uint64_t> offsets(count + 1);
@@ -179,6 +183,7 @@ class DatabaseSource final : public SequenceSource {
   const ScoreMatrix& matrix_;
   std::uint64_t file_bytes_ = 0;
   std::size_t chunk_number_ = 0;
+  std::uint64_t sequences_read_ = 0;
   XXH3_state_t hash_{};
   bool done_ = false;
   std::map<char, std::size_t> unknown_;

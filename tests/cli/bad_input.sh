@@ -160,7 +160,7 @@ else
 fi
 # A file size limit (ulimit -f, 4 KiB): EFBIG instead of the signal, same contract.
 rm -rf out && mkdir out
-(cd out && trap '' XFSZ && ulimit -f 4 && "$hyalign" papara "${papara_args[@]}" -n X 2>stderr)
+(cd out && ulimit -f 4 && "$hyalign" papara "${papara_args[@]}" -n X 2>stderr)
 code=$?
 if [ $code -ne 0 ] && [ $code -lt 128 ] && tail -n 1 out/stderr | grep -q '^hyalign: error: papara_alignment.X: cannot write: File too large$' &&
    [ -z "$(cd out && ls -A | grep -v -x stderr)" ]; then ok "file_size_limit: $(tail -n 1 out/stderr)"
@@ -171,11 +171,17 @@ else fail "file_size_limit: exit $code"; ls out; cat out/stderr; fi
 flip() { cp prot.hydb "$2"; printf 'Z' | dd of="$2" bs=1 seek="$1" conv=notrunc 2>/dev/null; }
 size=$(stat -c %s prot.hydb)
 flip 20 header_flipped.hydb      # inside the first chunk's header (bytes 8-47)
-flip $((size - 150)) name_flipped.hydb  # the last sequence's name or letters
+flip $((size - 41)) name_flipped.hydb   # the last letter of the last chunk (the end record is 40 bytes)
 head -c $((size - 20)) prot.hydb >cut.hydb
 { printf 'HYALDB01'; tail -c +9 prot.hydb; } >old_version.hydb
 check_error database_payload_damaged 'name_flipped.hydb: database chunk 300 is damaged (checksum mismatch)' -- search -q "$w/prot.fa" -d "$w/name_flipped.hydb" -o hits.tsv
 check_error database_header_damaged 'header_flipped.hydb: database chunk 1 is damaged (header checksum mismatch)' -- search -q "$w/prot.fa" -d "$w/header_flipped.hydb" -o hits.tsv
+# A whole chunk lost: the chunks of a database without the last sequence, sealed with the end record
+# of the full one. Every chunk checks out; only the end record's counts can tell.
+head -n -2 prot.fa >prot_short.fa
+"$hyalign" search makedb -i prot_short.fa -o short.hydb --chunk-mb 0 2>/dev/null
+{ head -c -40 short.hydb; tail -c 40 prot.hydb; } >chunk_missing.hydb
+check_error database_chunk_missing 'chunk_missing.hydb: database chunk 300 is damaged (the end record counts 300 sequences in 300 chunks, the file holds 299 in 299)' -- search -q "$w/prot.fa" -d "$w/chunk_missing.hydb" -o hits.tsv
 check_error database_cut_off 'cut.hydb: truncated or damaged database' -- search -q "$w/prot.fa" -d "$w/cut.hydb" -o hits.tsv
 check_error database_old_version 'database format 01 is not the format 02' -- search -q "$w/prot.fa" -d "$w/old_version.hydb" -o hits.tsv
 
@@ -209,6 +215,17 @@ done
 chmod 640 out/hits.tsv
 "$hyalign" search "${search_args[@]}" -o out/hits.tsv 2>/dev/null
 [ "$(stat -c '%a' out/hits.tsv)" = 640 ] && ok replaced_file_keeps_mode || fail "replaced_file_keeps_mode: $(stat -c '%a' out/hits.tsv)"
+
+# ---- Links and the process's own descriptors are never replaced ----
+rm -rf out && mkdir -p out/data && ln -s data/real.tsv out/link.tsv && echo old >out/data/real.tsv
+"$hyalign" search "${search_args[@]}" -o out/direct.tsv 2>/dev/null
+"$hyalign" search "${search_args[@]}" -o out/link.tsv 2>/dev/null
+[ -L out/link.tsv ] && [ "$(ls -A out/data)" = real.tsv ] && cmp -s out/data/real.tsv out/direct.tsv &&
+  ok symlink_output_kept || fail "symlink_output_kept: $(ls -l out out/data)"
+# -o /dev/stdout into a redirection: what the shell wrote before stays, the file is not swapped.
+{ echo header; "$hyalign" search "${search_args[@]}" -o /dev/stdout 2>/dev/null; } >out/redirected.tsv
+[ "$(head -n 1 out/redirected.tsv)" = header ] && tail -n +2 out/redirected.tsv | cmp -s - out/direct.tsv &&
+  ok dev_stdout_in_place || fail "dev_stdout_in_place: $(head -n 2 out/redirected.tsv)"
 
 # ---- Trees with negative branch lengths: accepted as PaPaRa does, with a warning naming the first ----
 sed 's/:\([0-9.]*\)/:-\1/3' tree.nwk >tree_negative.nwk

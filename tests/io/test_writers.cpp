@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -90,15 +95,79 @@ TEST(AtomicOutput, ReplacedFileKeepsItsMode) {
   EXPECT_EQ(mode_of(target), 0640u);
 }
 
-TEST(AtomicOutput, DeviceIsWrittenInPlaceAndNeverReplaced) {
+TEST(AtomicOutput, PipeIsWrittenInPlaceAndNeverReplaced) {
+  TempDir dir;
+  const fs::path fifo = dir.path / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);  // a reader, so opening for writing does not wait
+  ASSERT_GE(reader, 0);
   {
-    AtomicOutput out("/dev/null");
-    out.write("discarded");
+    AtomicOutput out(fifo.string());
+    out.write("through the pipe");
     out.commit();
   }
+  char buffer[64] = {};
+  EXPECT_EQ(::read(reader, buffer, sizeof buffer), 16);
+  EXPECT_STREQ(buffer, "through the pipe");
+  ::close(reader);
   struct stat st {};
-  ASSERT_EQ(::stat("/dev/null", &st), 0);
-  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 1);
+}
+
+TEST(AtomicOutput, SymbolicLinkStaysAndItsFileIsReplaced) {
+  TempDir dir;
+  fs::create_directory(dir.path / "data");
+  const fs::path file = dir.path / "data" / "real.txt", link = dir.path / "link.txt";
+  { std::ofstream(file) << "old"; }
+  ::chmod(file.c_str(), 0640);
+  fs::create_symlink(file, link);
+  {
+    AtomicOutput out(link.string());
+    out.write("new");
+    out.commit();
+  }
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(slurp(file), "new");
+  EXPECT_EQ(mode_of(file), 0640u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path / "data"), fs::directory_iterator()), 1);
+}
+
+// /dev/fd/N names a descriptor the process has (a shell redirection): it is written from where it
+// stands, never opened anew (which would truncate what came before) nor replaced.
+TEST(AtomicOutput, OwnDescriptorIsWrittenWhereItStands) {
+  TempDir dir;
+  const fs::path file = dir.path / "redirected.txt";
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "header\n", 7), 7);
+  {
+    AtomicOutput out("/dev/fd/" + std::to_string(fd));
+    out.write("body\n");
+    out.commit();
+  }
+  ::close(fd);
+  EXPECT_EQ(slurp(file), "header\nbody\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 1);
+}
+
+// A signal that ends the process (Ctrl-C, kill) removes the temporary first.
+TEST(AtomicOutput, SignalRemovesTheTemporary) {
+  TempDir dir;
+  const fs::path target = dir.path / "out.txt";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    AtomicOutput out(target.string());
+    out.write("partial");
+    ::raise(SIGTERM);
+    ::_exit(0);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 0);
 }
 
 TEST(AtomicOutput, FullDeviceFailsWithTheReason) {
