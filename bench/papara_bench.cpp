@@ -17,13 +17,15 @@
 #include <fmt/format.h>
 
 #include "core/log.hpp"
+#include "engine/devices.hpp"
 #include "kernels/cuda/papara_cuda.hpp"
 #include "kernels/papara_kernel.hpp"
 #include "papara/ancestral.hpp"
 #include "papara/inputs.hpp"
-#include "sched/scheduler.hpp"
+#include "papara/placement.hpp"
 
 using namespace hyalign;
+using namespace hyalign::engine;
 using namespace hyalign::kernels;
 
 namespace {
@@ -34,11 +36,11 @@ struct Measurement {
 };
 
 // Scores the first `query_count` queries against all targets; repeats until `min_seconds` passed.
-Measurement measure(KernelChoice choice, const PaparaTargets& targets, const SequenceArena& all_queries,
+Measurement measure(KernelChoice choice, const PaparaTargets& targets, const StateSequences& all_queries,
                     std::size_t query_count, unsigned threads, double min_seconds) {
-  SequenceArena queries;
+  StateSequences queries;
   for (std::size_t q = 0; q < std::min(query_count, all_queries.size()); ++q)
-    queries.add(all_queries.name(q), all_queries.residues(q));
+    queries.add(all_queries.name(q), all_queries.sequence(q));
   const PaparaProblem problem{targets, &queries, &Alphabet::dna(), {}};
   const auto kernel = make_papara_cpu_kernel(choice, problem);
   const double cells = static_cast<double>(queries.total_residues()) * static_cast<double>(targets.columns) *
@@ -47,7 +49,7 @@ Measurement measure(KernelChoice choice, const PaparaTargets& targets, const Seq
   std::size_t runs = 0;
   const auto start = std::chrono::steady_clock::now();
   do {
-    sched::score_all_targets({{kernel.get(), threads, 1}}, problem, kernel->block_width(), false);
+    papara::score_all_targets({{kernel.get(), threads, 1}}, problem, kernel->block_width(), false);
     ++runs;
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } while (seconds < min_seconds);
@@ -71,11 +73,11 @@ struct DeviceRun {
   double wall = 0, gcups = 0, kernel_gcups = 0, feeder_cpu_fraction = 0, gpu_share = 0;
 };
 
-DeviceRun run_devices(const std::vector<sched::DeviceWorkers>& devices, const PaparaProblem& problem,
+DeviceRun run_devices(const std::vector<papara::DeviceWorkers>& devices, const PaparaProblem& problem,
                       const PaparaKernel* gpu) {
   const double kernel_before = gpu ? gpu->device_seconds() : 0;
   const auto start = std::chrono::steady_clock::now();
-  const auto result = sched::score_all_targets(devices, problem, 32, false);
+  const auto result = papara::score_all_targets(devices, problem, 32, false);
   DeviceRun run;
   run.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   double cells = 0;
@@ -91,21 +93,21 @@ DeviceRun run_devices(const std::vector<sched::DeviceWorkers>& devices, const Pa
   return run;
 }
 
-int gpu_benchmark(const PaparaTargets& targets, const SequenceArena& reads, std::size_t replicate) {
-  const auto gpus = cuda::usable_gpus();
+int gpu_benchmark(const PaparaTargets& targets, const StateSequences& reads, std::size_t replicate) {
+  const auto gpus = engine::usable_gpus();
   if (gpus.empty()) {
-    fmt::print("SKIPPED: GPU benchmark: {}\n", cuda::gpu_unavailable_reason());
+    fmt::print("SKIPPED: GPU benchmark: {}\n", engine::gpu_unavailable_reason());
     return 0;
   }
-  SequenceArena queries;
+  StateSequences queries;
   for (std::size_t r = 0; r < replicate; ++r)
-    for (std::size_t q = 0; q < reads.size(); ++q) queries.add(reads.name(q), reads.residues(q));
+    for (std::size_t q = 0; q < reads.size(); ++q) queries.add(reads.name(q), reads.sequence(q));
   const PaparaProblem problem{targets, &queries, &Alphabet::dna(), {}};
   const double cells = static_cast<double>(queries.total_residues()) * targets.columns * targets.count;
   const auto gpu = cuda::make_papara_gpu_kernel(gpus[0].index, problem);
   const auto cpu = make_papara_cpu_kernel(KernelChoice::automatic, problem);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const sched::DeviceWorkers gpu_workers{gpu.get(), 1, 1u << 20}, cpu_workers{cpu.get(), cores, 1};
+  const papara::DeviceWorkers gpu_workers{gpu.get(), 1, 1u << 20}, cpu_workers{cpu.get(), cores, 1};
 
   fmt::print("GPU benchmark: {} ({:.1f} GiB free), q2_16S reference × gut500 reads ×{} = {} queries, {:.3g} cells\n",
              gpus[0].name, gpus[0].free_bytes / 1073741824.0, replicate, queries.size(), cells);
@@ -148,7 +150,7 @@ int main(int argc, char** argv) {
   const papara::BranchVectors branches =
       papara::compute_branch_vectors(inputs, Alphabet::dna(), papara::GapModel::probabilistic, 2);
   const PaparaTargets real{branches.branches, branches.columns, branches.states.data(), branches.cgap.data()};
-  const SequenceArena& reads = inputs.queries;
+  const StateSequences& reads = inputs.queries;
   if (gpu) return gpu_benchmark(real, reads, replicate);
 
   std::vector<KernelChoice> kernels;

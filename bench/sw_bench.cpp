@@ -32,6 +32,7 @@
 #include "kernels/sw_kernel.hpp"
 
 using namespace hyalign;
+using namespace hyalign::engine;
 using namespace hyalign::kernels;
 using hyalign::bench::now;
 using hyalign::bench::read_fasta;

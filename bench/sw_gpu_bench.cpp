@@ -26,10 +26,12 @@
 #include "bench_support.hpp"
 #include "core/parallel.hpp"
 #include "core/score_matrix.hpp"
+#include "engine/devices.hpp"
 #include "kernels/cuda/sw_cuda.hpp"
 #include "kernels/sw_kernel.hpp"
 
 using namespace hyalign;
+using namespace hyalign::engine;
 using namespace hyalign::kernels;
 using hyalign::bench::now;
 using hyalign::bench::read_fasta;
@@ -61,9 +63,9 @@ int main(int argc, char** argv) {
     else if (arg == "--mixed") mixed = true;
     else data_dir = arg;
   }
-  const auto gpus = cuda::usable_gpus();
+  const auto gpus = engine::usable_gpus();
   if (gpus.empty()) {
-    fmt::print("hyalign_bench_sw_gpu: SKIPPED: no usable GPU: {}\n", cuda::gpu_unavailable_reason());
+    fmt::print("hyalign_bench_sw_gpu: SKIPPED: no usable GPU: {}\n", engine::gpu_unavailable_reason());
     return 0;
   }
   const std::vector<std::string> queries = read_fasta(data_dir + "/sw/queries20.fasta");

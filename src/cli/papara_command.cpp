@@ -45,7 +45,7 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
   auto protein = std::make_shared<bool>(false);
   auto rule_gaps = std::make_shared<bool>(false);
   auto fasta = std::make_shared<bool>(false);
-  auto threads = std::make_shared<unsigned>(1);
+  auto threads = std::make_shared<unsigned>(0);
   auto kernel = std::make_shared<std::string>("auto");
   auto device = std::make_shared<std::string>("auto");
 
@@ -56,7 +56,8 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
       ->required();
   cmd->add_option("-q,--queries", *queries, "Query sequences (FASTA/FASTQ, may be gzipped)");
   cmd->add_flag("-a,--protein", *protein, "Protein data (default DNA)");
-  cmd->add_option("-j,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("-j,--threads", *threads, "Worker threads, PaPaRa's -j (0 = all cores; -t is the tree here)")
+      ->capture_default_str();
   cmd->add_option("-n,--name", options->run_name,
                   "Run name: writes papara_alignment.NAME, papara_log.NAME, papara_quality.NAME")
       ->capture_default_str();
@@ -82,8 +83,8 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
     if (!scoring->empty()) options->scoring = parse_scoring(*scoring);
     options->format = (*fasta || *format == "fasta") ? AlignmentFormat::fasta : AlignmentFormat::phylip;
     options->threads = worker_threads(*threads, "-j");
-    options->kernel = kernels::parse_kernel_choice(*kernel);
-    options->device = sched::parse_device_choice(*device);
+    options->kernel = engine::parse_kernel_choice(*kernel);
+    options->device = engine::parse_device_choice(*device);
     options->command_line = command_line;
     action = [options] { papara::run_papara(*options); };
   });

@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "search/search.hpp"
-#include "search/sequences.hpp"
+#include "io/database.hpp"
 
 namespace hyalign::cli {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 // Limits that keep every score and buffer size far from overflow; real searches use far less.
 constexpr int kMaxGapCost = 1000;
 constexpr std::size_t kMaxTop = 1000000;
-constexpr std::size_t kMaxChunkMb = 1000000;  // a million million residues
+constexpr std::size_t kMaxChunkMb = 1000000;  // 2^40 residues
 
 }  // namespace
 
@@ -64,8 +64,8 @@ void add_search_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "cpu", "gpu", "all"}))
       ->capture_default_str();
   cmd->add_option("--chunk-mb", *chunk_mb,
-                  "Database residues per chunk, in millions (with GPUs, two chunks are in memory: the next is read "
-                  "while one is scored); 0 = one sequence per chunk")
+                  "Database chunk size in MiB of residues, one byte each (with GPUs, two chunks are in memory: the "
+                  "next is read while one is scored); 0 = one sequence per chunk")
       ->check(CLI::Range(std::size_t{0}, kMaxChunkMb))
       ->capture_default_str();
 
@@ -74,12 +74,12 @@ void add_search_command(CLI::App& app, Action& action) {
   auto output = std::make_shared<std::string>();
   makedb->add_option("-i,--in", *input, "Input sequences (FASTA/FASTQ, may be gzipped)")->required();
   makedb->add_option("-o,--out", *output, "Database file to write")->required();
-  makedb->add_option("--chunk-mb", *chunk_mb, "Residues per chunk, in millions (0 = one sequence per chunk)")
+  makedb->add_option("--chunk-mb", *chunk_mb, "Chunk size in MiB of residues, one byte each (0 = one sequence per chunk)")
       ->check(CLI::Range(std::size_t{0}, kMaxChunkMb))
       ->capture_default_str();
   makedb->callback([=, &action] {
     action = [=] {
-      const auto r = search::write_database(*input, *output, *chunk_mb * 1000000);
+      const auto r = write_database(*input, *output, *chunk_mb << 20);
       log_info("wrote {}: {} sequences, {} residues, {} chunk{}", *output, r.sequences, r.residues, r.chunks,
                r.chunks == 1 ? "" : "s");
     };
@@ -92,10 +92,10 @@ void add_search_command(CLI::App& app, Action& action) {
     options->type = *type == "dna" ? search::SequenceType::dna
                     : *type == "protein" ? search::SequenceType::protein
                                          : search::SequenceType::automatic;
-    options->kernel = kernels::parse_kernel_choice(*kernel);
-    options->device = sched::parse_device_choice(*device);
+    options->kernel = engine::parse_kernel_choice(*kernel);
+    options->device = engine::parse_device_choice(*device);
     options->threads = worker_threads(*threads, "-t");
-    options->chunk_residues = *chunk_mb * 1000000;
+    options->chunk_residues = *chunk_mb << 20;
     action = [options] { search::run_search(*options); };
   });
 }

@@ -8,7 +8,7 @@
 
 #include "core/parallel.hpp"
 #include "kernels/simd/papara_simd.hpp"
-#include "kernels/simd/papara_simd_common.hpp"
+#include "kernels/papara_encoding.hpp"
 
 namespace hyalign::kernels {
 namespace {
@@ -18,33 +18,36 @@ namespace {
 // 32 lanes (8 for 16 lanes).
 constexpr std::size_t kMaxTraceBytes = std::size_t{256} << 20;
 
-std::unique_ptr<simd::PaparaBatchAligner> make_aligner(KernelChoice choice, const PaparaProblem& problem) {
+std::unique_ptr<simd::PaparaBatchAligner> make_aligner(engine::KernelChoice choice,
+                                                       [[maybe_unused]] const PaparaProblem& problem) {
   switch (choice) {
-    case KernelChoice::avx512: return simd::make_avx512_aligner(problem);
-    case KernelChoice::avx2: return simd::make_avx2_aligner(problem);
-    default: return nullptr;
+#if defined(HYALIGN_X86_KERNELS)
+    case engine::KernelChoice::avx512: return simd::make_avx512_aligner(problem);
+    case engine::KernelChoice::avx2: return simd::make_avx2_aligner(problem);
+#endif
+    default: return nullptr;  // the scalar path
   }
 }
 
 }  // namespace
 
-std::vector<PaparaAlignment> papara_align_all(KernelChoice choice, const PaparaProblem& problem,
+std::vector<PaparaAlignment> papara_align_all(engine::KernelChoice choice, const PaparaProblem& problem,
                                               std::span<const std::size_t> branch_of_query, unsigned threads) {
-  const SequenceArena& queries = *problem.queries;
+  const StateSequences& queries = *problem.queries;
   if (branch_of_query.size() != queries.size())
     throw std::invalid_argument("papara_align_all: one branch per query expected");
-  choice = resolve_cpu_kernel(choice);
+  choice = engine::resolve_cpu_kernel(choice);
   threads = std::max(1u, threads);
 
   std::vector<PaparaAlignment> out(queries.size());
   auto align_scalar = [&](std::size_t q) {
-    out[q] = papara_align_scalar(queries.residues(q), problem.targets.branch(branch_of_query[q]), problem.scoring);
+    out[q] = papara_align_scalar(queries.sequence(q), problem.targets.branch(branch_of_query[q]), problem.scoring);
   };
 
   // One aligner (scratch memory) per worker.
   std::vector<std::unique_ptr<simd::PaparaBatchAligner>> aligners;
-  if (choice != KernelChoice::scalar)
-    for (unsigned t = 0; t < threads; ++t) aligners.push_back(make_aligner(choice, problem));
+  for (unsigned t = 0; t < threads; ++t)
+    if (auto aligner = make_aligner(choice, problem)) aligners.push_back(std::move(aligner));
 
   // Work items: first the scalar queries (the long ones, or all of them), then SIMD batches of W
   // queries of similar length, longest first.
@@ -52,7 +55,7 @@ std::vector<PaparaAlignment> papara_align_all(KernelChoice choice, const PaparaP
   for (std::size_t q = 0; q < queries.size(); ++q) {
     const std::size_t m = queries.length(q);
     const bool vector_ok = !aligners.empty() && m > 0 && problem.targets.columns > 0 &&
-                           simd::fits_int16(m, problem.targets.columns, problem.scoring) &&
+                           fits_int16(m, problem.targets.columns, problem.scoring) &&
                            aligners[0]->trace_bytes(m) <= kMaxTraceBytes;
     (vector_ok ? simd : scalar).push_back(q);
   }

@@ -13,7 +13,7 @@ namespace hyalign::kernels {
 // Aligns query q against branch branch_of_query[q], for every query of the problem. `choice`
 // automatic picks the widest instruction set this CPU has; scalar runs papara_align_scalar for every
 // query. Queries that 16-bit lanes cannot hold exactly (and empty ones) always take the scalar path.
-std::vector<PaparaAlignment> papara_align_all(KernelChoice choice, const PaparaProblem& problem,
+std::vector<PaparaAlignment> papara_align_all(engine::KernelChoice choice, const PaparaProblem& problem,
                                               std::span<const std::size_t> branch_of_query, unsigned threads);
 
 }  // namespace hyalign::kernels

@@ -34,14 +34,16 @@ class ScalarSwKernel final : public SwKernel {
 
 }  // namespace
 
-std::unique_ptr<SwKernel> make_sw_cpu_kernel(KernelChoice choice, const SwScoring& scoring) {
+std::unique_ptr<SwKernel> make_sw_cpu_kernel(engine::KernelChoice choice, const SwScoring& scoring) {
   if (scoring.matrix == nullptr) throw UsageError("Smith-Waterman kernel: no score matrix");
   if (scoring.gap_open < 0 || scoring.gap_extend < 0)
     throw UsageError(fmt::format("gap costs must be non-negative (open {}, extend {})", scoring.gap_open,
                                  scoring.gap_extend));
-  switch (resolve_cpu_kernel(choice)) {
-    case KernelChoice::avx512: return simd::make_sw_avx512_kernel(scoring);
-    case KernelChoice::avx2: return simd::make_sw_avx2_kernel(scoring);
+  switch (engine::resolve_cpu_kernel(choice)) {
+#if defined(HYALIGN_X86_KERNELS)
+    case engine::KernelChoice::avx512: return simd::make_sw_avx512_kernel(scoring);
+    case engine::KernelChoice::avx2: return simd::make_sw_avx2_kernel(scoring);
+#endif
     default: return std::make_unique<ScalarSwKernel>(scoring);
   }
 }

@@ -9,7 +9,10 @@
 #include <string_view>
 
 #include "core/score_matrix.hpp"
-#include "kernels/papara_kernel.hpp"  // KernelChoice, WorkTile
+#include "core/sequence_batch.hpp"
+#include "engine/cpu_features.hpp"
+#include "engine/device_kernel.hpp"
+#include "engine/work_queue.hpp"
 
 namespace hyalign::kernels {
 
@@ -40,15 +43,8 @@ struct SwAlignment {
 SwAlignment sw_align_scalar(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target,
                             const SwScoring& scoring);
 
-// Many sequences in one buffer: sequence i is residues[offsets[i] .. offsets[i+1]).
-struct SwSequences {
-  const std::uint8_t* residues = nullptr;
-  const std::size_t* offsets = nullptr;
-  std::size_t count = 0;
-  std::span<const std::uint8_t> sequence(std::size_t i) const {
-    return {residues + offsets[i], offsets[i + 1] - offsets[i]};
-  }
-};
+// Sequences as codes of the scoring's matrix, in one buffer.
+using SwSequences = PackedSequences<std::uint8_t>;
 
 // Scores queries against targets. Exact: every score equals sw_score_scalar's (the SIMD kernels run
 // 8-bit lanes first and re-run saturated lanes in 16 then 32 bits; the GPU re-runs on the CPU the
@@ -60,17 +56,16 @@ class SwScorer {
   virtual void score(std::span<const std::uint8_t> query, const SwSequences& targets, std::size_t first,
                      std::size_t count, int* scores) = 0;
   // A rectangle: scores[(q - tile.first_query) * tile.target_count + (t - tile.first_target)].
-  virtual void score_tile(const SwSequences& queries, const SwSequences& targets, const WorkTile& tile, int* scores) {
+  virtual void score_tile(const SwSequences& queries, const SwSequences& targets, const engine::WorkTile& tile,
+                          int* scores) {
     for (std::size_t q = 0; q < tile.query_count; ++q)
       score(queries.sequence(tile.first_query + q), targets, tile.first_target, tile.target_count,
             scores + q * tile.target_count);
   }
 };
 
-class SwKernel {
+class SwKernel : public engine::DeviceKernel {
  public:
-  virtual ~SwKernel() = default;
-  virtual std::string_view name() const = 0;
   // Targets per vector (the inter-sequence width of the 8-bit pass); callers hand out work in
   // multiples of it, sorted by length so lanes finish together.
   virtual std::size_t lanes() const = 0;
@@ -78,10 +73,8 @@ class SwKernel {
   // they must stay alive until then.
   virtual void set_targets(const SwSequences& /*targets*/) {}
   virtual std::unique_ptr<SwScorer> make_scorer() const = 0;  // one per thread
-  // Seconds spent inside device kernels so far (GPU kernels; 0 for CPU kernels).
-  virtual double device_seconds() const { return 0; }
 };
 
-std::unique_ptr<SwKernel> make_sw_cpu_kernel(KernelChoice choice, const SwScoring& scoring);
+std::unique_ptr<SwKernel> make_sw_cpu_kernel(engine::KernelChoice choice, const SwScoring& scoring);
 
 }  // namespace hyalign::kernels

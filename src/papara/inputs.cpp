@@ -1,13 +1,13 @@
 #include "papara/inputs.hpp"
 
 #include <algorithm>
-#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/unknown_letters.hpp"
 #include "io/alignment_reader.hpp"
 #include "io/sequence_reader.hpp"
 
@@ -15,23 +15,18 @@ namespace hyalign::papara {
 namespace {
 
 // Removes gap/unknown residues and characters outside the alphabet (collected for one warning).
-std::vector<StateSet> encode_query(std::string_view text, const Alphabet& alphabet, std::set<char>& unknown) {
+std::vector<StateSet> encode_query(std::string_view text, const Alphabet& alphabet, UnknownLetters& unknown) {
   std::vector<StateSet> residues;
   residues.reserve(text.size());
   for (char c : text) {
     StateSet s = alphabet.encode(c);
     if (s == 0) {
-      unknown.insert(c);
+      unknown.add(c);
     } else if (!alphabet.is_gap(s)) {
       residues.push_back(s);
     }
   }
   return residues;
-}
-
-std::string printable(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return (u >= 0x21 && u < 0x7f) ? std::string(1, c) : fmt::format("\\x{:02x}", u);
 }
 
 }  // namespace
@@ -79,7 +74,7 @@ PaparaInputs load_inputs(const InputPaths& paths, const Alphabet& alphabet, bool
       if (s == 0)
         throw InputError(paths.alignment, raw.name_lines[ref_raw_rows[k]],
                          fmt::format("row '{}', column {}: character '{}' is not a valid {} symbol",
-                                     raw.names[ref_raw_rows[k]], c + 1, printable(row[c]),
+                                     raw.names[ref_raw_rows[k]], c + 1, printable_letter(row[c]),
                                      alphabet.kind() == AlphabetKind::dna ? "DNA" : "protein"));
       full_states[k * width + c] = s;
       if (!alphabet.is_gap(s)) keep_column[c] = true;
@@ -113,7 +108,7 @@ PaparaInputs load_inputs(const InputPaths& paths, const Alphabet& alphabet, bool
   if (ref.columns == 0) throw InputError(paths.alignment, "the reference alignment has only gap columns");
 
   // Queries: FASTA records first, then alignment rows that are not tree leaves.
-  std::set<char> unknown;
+  UnknownLetters unknown;
   std::unordered_map<std::string, std::string> seen;  // name -> where it was defined
   for (std::size_t k = 0; k < ref.names.size(); ++k) seen.emplace(ref.names[k], paths.alignment);
   auto add_query = [&](const std::string& name, std::string_view text, const std::string& where) {
@@ -136,12 +131,9 @@ PaparaInputs load_inputs(const InputPaths& paths, const Alphabet& alphabet, bool
       add_query(raw.names[r], raw.rows[r], fmt::format("{}:{}", paths.alignment, raw.name_lines[r]));
   if (in.queries.empty())
     throw UsageError("no queries: give a query file (-q) or alignment rows that are not in the tree");
-  if (!unknown.empty()) {
-    std::string list;
-    for (char c : unknown) list += (list.empty() ? "" : " ") + printable(c);
+  if (!unknown.empty())
     log_warning("queries contain characters outside the {} alphabet, removed: {}",
-                alphabet.kind() == AlphabetKind::dna ? "DNA" : "protein", list);
-  }
+                alphabet.kind() == AlphabetKind::dna ? "DNA" : "protein", unknown.list());
   return in;
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/alphabet.hpp"
-#include "core/sequence_arena.hpp"
+#include "core/sequence_batch.hpp"
 #include "papara/tree.hpp"
 
 namespace hyalign::papara {
@@ -26,7 +26,7 @@ struct PaparaInputs {
   PaparaTree tree;
   std::vector<int> leaf_row;           // per tree node: reference row of a leaf, -1 for inner nodes
   ReferenceAlignment reference;
-  SequenceArena queries;               // FASTA queries first, then extra alignment rows
+  StateSequences queries;               // FASTA queries first, then extra alignment rows
   std::size_t longest_name = 0;
 };
 

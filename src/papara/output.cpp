@@ -49,7 +49,7 @@ void write_papara_alignment(AtomicOutput& out, AlignmentFormat format, const Pap
   std::vector<std::size_t> used(columns + 1);
   for (std::size_t q = 0; q < inputs.queries.size(); ++q) {
     row.assign(width, '-');
-    const auto residues = inputs.queries.residues(q);
+    const auto residues = inputs.queries.sequence(q);
     const auto& places = alignments[q].residue_place;
     // Insertions are flushed left in every slot but the first, which is flushed right.
     std::fill(used.begin(), used.end(), 0);

@@ -86,7 +86,7 @@ void run_papara(const PaparaOptions& options) {
   const std::vector<kernels::PaparaAlignment> alignments =
       kernels::papara_align_all(options.kernel, problem, branches_of_queries, options.threads);
   for (std::size_t q = 0; q < inputs.queries.size(); ++q)
-    if (!inputs.queries.residues(q).empty() && alignments[q].score != placements[q].score)
+    if (!inputs.queries.sequence(q).empty() && alignments[q].score != placements[q].score)
       throw std::logic_error(fmt::format("query '{}': traceback score {} differs from scoring-phase score {}",
                                          inputs.queries.name(q), alignments[q].score, placements[q].score));
   log_info("aligned {} queries to their best branches ({:.2f} s)", inputs.queries.size(), clock.lap());

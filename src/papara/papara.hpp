@@ -18,8 +18,8 @@ struct PaparaOptions {
   AlphabetKind alphabet = AlphabetKind::dna;
   GapModel gap_model = GapModel::probabilistic;
   kernels::PaparaScoring scoring;
-  kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
-  sched::DeviceChoice device = sched::DeviceChoice::automatic;
+  engine::KernelChoice kernel = engine::KernelChoice::automatic;
+  engine::DeviceChoice device = engine::DeviceChoice::automatic;
   unsigned threads = 1;
   bool no_reference_gaps = false;  // -r: drop query insertions instead of adding columns
   AlignmentFormat format = AlignmentFormat::phylip;

@@ -1,32 +1,89 @@
 #include "papara/placement.hpp"
 
-#include <fmt/format.h>
+#include <algorithm>
+#include <optional>
 
-#include "core/error.hpp"
 #include "core/log.hpp"
+#include "engine/device_plan.hpp"
 #include "kernels/cuda/papara_cuda.hpp"
-#include "sched/scheduler.hpp"
 
 namespace hyalign::papara {
+namespace {
 
-std::vector<Placement> place_queries(const SequenceArena& queries, const Alphabet& alphabet,
+// Query chunks small enough that one CPU tile is a few tens of milliseconds (~2e8 cells), so no
+// worker holds the run up at the end, and at least several tiles per worker.
+std::size_t query_chunk(const kernels::PaparaProblem& problem, std::size_t block_width, std::size_t workers) {
+  const std::size_t queries = problem.queries->size();
+  const std::size_t blocks = (problem.targets.count + block_width - 1) / block_width;
+  const double mean_length = static_cast<double>(problem.queries->total_residues()) / std::max<std::size_t>(1, queries);
+  const double tile_cells_per_query = std::max(1.0, mean_length) * static_cast<double>(problem.targets.columns) *
+                                      static_cast<double>(block_width);
+  std::size_t chunk = static_cast<std::size_t>(std::max(1.0, 2e8 / tile_cells_per_query));
+  const std::size_t wanted_tiles = 8 * workers;
+  if (blocks * ((queries + chunk - 1) / chunk) < wanted_tiles)
+    chunk = std::max<std::size_t>(1, queries * blocks / wanted_tiles);
+  return chunk;
+}
+
+double tile_cells(const kernels::PaparaProblem& problem, const engine::WorkTile& tile) {
+  std::size_t residues = 0;
+  for (std::size_t q = tile.first_query; q < tile.first_query + tile.query_count; ++q)
+    residues += problem.queries->length(q);
+  return static_cast<double>(residues) * static_cast<double>(tile.target_count) *
+         static_cast<double>(problem.targets.columns);
+}
+
+}  // namespace
+
+ScoringResult score_all_targets(const std::vector<DeviceWorkers>& devices, const kernels::PaparaProblem& problem,
+                                std::size_t block_width, bool show_progress) {
+  std::vector<engine::WorkerGroup> groups;
+  std::vector<const kernels::PaparaKernel*> kernel_of_worker;
+  for (const DeviceWorkers& d : devices) {
+    groups.push_back({std::string(d.kernel->name()), d.workers, d.max_tiles_per_take});
+    kernel_of_worker.insert(kernel_of_worker.end(), d.workers, d.kernel);
+  }
+  const std::size_t queries = problem.queries->size();
+  engine::TileQueue queue(problem.targets.count, block_width, queries,
+                          query_chunk(problem, block_width, kernel_of_worker.size()));
+  std::optional<Progress> progress;
+  if (show_progress) progress.emplace("scoring", queue.tile_count());
+
+  // Each worker folds its scores into its own table; the tables are merged with the tie rule at
+  // the end, so the result does not depend on which device scored which tile.
+  std::vector<engine::BestHits> tables(kernel_of_worker.size(), engine::BestHits(queries, 1));
+  std::vector<std::unique_ptr<kernels::PaparaBlockScorer>> scorers(kernel_of_worker.size());
+  ScoringResult result{engine::BestHits(queries, 1), {}};
+  const auto score_tile = [&](std::size_t w, const engine::WorkTile& tile) {
+    if (!scorers[w]) scorers[w] = kernel_of_worker[w]->make_scorer();
+    scorers[w]->score_tile(tile, tables[w]);
+    return tile_cells(problem, tile);
+  };
+  result.devices = engine::run_workers(groups, queue, progress ? &*progress : nullptr, score_tile);
+  for (const auto& table : tables) result.best.merge(table);
+  return result;
+}
+
+std::vector<Placement> place_queries(const StateSequences& queries, const Alphabet& alphabet,
                                      const BranchVectors& branches, const ScoringSetup& setup) {
   const kernels::PaparaProblem problem{
       {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
       setup.scoring};
-  const auto cpu_kernel = kernels::make_papara_cpu_kernel(setup.kernel, problem);
-  std::vector<std::unique_ptr<kernels::PaparaKernel>> gpu_kernels;
-  for (int gpu : sched::gpus_to_use(setup.device, kernels::cuda::gpu_unsupported_reason(problem)))
-    gpu_kernels.push_back(kernels::cuda::make_papara_gpu_kernel(gpu, problem));
-  std::vector<sched::DeviceWorkers> devices;
-  if (setup.device != sched::DeviceChoice::gpu || gpu_kernels.empty())
-    devices.push_back({cpu_kernel.get(), std::max(1u, setup.threads), 1});
-  for (const auto& g : gpu_kernels) devices.push_back({g.get(), 1, 1u << 20});
+  const auto devices = engine::plan_devices<kernels::PaparaKernel>(
+      setup.device, setup.threads, kernels::cuda::gpu_unsupported_reason(problem),
+      kernels::make_papara_cpu_kernel(setup.kernel, problem),
+      [&](int gpu) { return kernels::cuda::make_papara_gpu_kernel(gpu, problem); }, engine::WorkShape{});
+  std::vector<DeviceWorkers> workers;
+  for (std::size_t g = 0, w = 0; g < devices.groups.size(); w += devices.groups[g++].workers)
+    workers.push_back({devices.kernel_of_worker[w], devices.groups[g].workers, devices.groups[g].max_tiles_per_take});
 
-  const sched::ScheduleResult result = sched::score_all_targets(devices, problem, cpu_kernel->block_width(), true);
-  sched::log_device_reports(result.devices);
+  const ScoringResult result = score_all_targets(workers, problem, devices.cpu->block_width(), true);
+  engine::log_device_reports(result.devices);
   std::vector<Placement> out(queries.size());
-  for (std::size_t q = 0; q < queries.size(); ++q) out[q] = {result.best[q].score, result.best[q].branch};
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const auto best = result.best.of(q);
+    if (!best.empty()) out[q] = {best.front().score, best.front().target};
+  }
   return out;
 }
 

@@ -2,13 +2,15 @@
 // Scoring phase: every query against every branch; keeps the best branch per query (ties → lower
 // branch index), independent of thread count, kernel and block order.
 #include <cstddef>
-#include <string_view>
 #include <vector>
 
-#include "core/sequence_arena.hpp"
+#include "core/sequence_batch.hpp"
+#include "engine/best_hits.hpp"
+#include "engine/cpu_features.hpp"
+#include "engine/devices.hpp"
+#include "engine/scheduler.hpp"
 #include "kernels/papara_kernel.hpp"
 #include "papara/ancestral.hpp"
-#include "sched/scheduler.hpp"
 
 namespace hyalign::papara {
 
@@ -19,12 +21,30 @@ struct Placement {
 
 struct ScoringSetup {
   kernels::PaparaScoring scoring;
-  kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
-  sched::DeviceChoice device = sched::DeviceChoice::automatic;
+  engine::KernelChoice kernel = engine::KernelChoice::automatic;
+  engine::DeviceChoice device = engine::DeviceChoice::automatic;
   unsigned threads = 1;  // CPU scoring threads (GPU feeding threads come on top and mostly sleep)
 };
 
-std::vector<Placement> place_queries(const SequenceArena& queries, const Alphabet& alphabet,
+std::vector<Placement> place_queries(const StateSequences& queries, const Alphabet& alphabet,
                                      const BranchVectors& branches, const ScoringSetup& setup);
+
+// One device's kernel and the workers that feed it.
+struct DeviceWorkers {
+  const kernels::PaparaKernel* kernel = nullptr;
+  unsigned workers = 1;
+  std::size_t max_tiles_per_take = 1;
+};
+
+struct ScoringResult {
+  engine::BestHits best;  // the best branch of each query (k = 1)
+  std::vector<engine::DeviceReport> devices;
+};
+
+// Every query against every branch on the given devices: tiles are `block_width` targets by a
+// query chunk sized so there are several tiles per worker. With `show_progress`, a progress line
+// on stderr (when it is a terminal).
+ScoringResult score_all_targets(const std::vector<DeviceWorkers>& devices, const kernels::PaparaProblem& problem,
+                                std::size_t block_width, bool show_progress);
 
 }  // namespace hyalign::papara

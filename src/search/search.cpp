@@ -4,9 +4,10 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
-#include <system_error>
 #include <mutex>
 #include <numeric>
+#include <system_error>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -14,30 +15,21 @@
 #include "core/log.hpp"
 #include "core/parallel.hpp"
 #include "core/score_matrix.hpp"
+#include "engine/best_hits.hpp"
+#include "engine/device_plan.hpp"
 #include "io/atomic_output.hpp"
 #include "io/blast_tabular.hpp"
+#include "io/coded_sequences.hpp"
 #include "io/sequence_reader.hpp"
 #include "kernels/cuda/sw_cuda.hpp"
 #include "kernels/sw_kernel.hpp"
-#include "sched/block_queue.hpp"
-#include "sched/scheduler.hpp"
-#include "search/sequences.hpp"
 #include "search/statistics.hpp"
 
 namespace hyalign::search {
 namespace {
 
-struct Hit {
-  int score = 0;
-  std::size_t id = 0;           // database order: ties go to the earlier sequence
-  std::size_t chunk_index = 0;  // position in the current (length-sorted) chunk, while it is loaded
-  bool aligned = false;
-  std::string name;
-  std::size_t length = 0;
-  kernels::SwAlignment alignment;
-};
-
-bool better(const Hit& a, const Hit& b) { return a.score != b.score ? a.score > b.score : a.id < b.id; }
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 SequenceType detect_type(const std::vector<SequenceRecord>& queries) {
   std::size_t nucleotides = 0, letters = 0;
@@ -54,29 +46,22 @@ SequenceType detect_type(const std::vector<SequenceRecord>& queries) {
   return letters > 0 && nucleotides * 10 >= letters * 9 ? SequenceType::dna : SequenceType::protein;
 }
 
-bool is_longest_first(const EncodedSequences& chunk) {
+bool is_longest_first(const CodedSequences& chunk) {
   for (std::size_t i = 1; i < chunk.size(); ++i)
     if (chunk.length(i) > chunk.length(i - 1)) return false;
   return true;
 }
 
 // A copy of the chunk with its sequences in decreasing length, so SIMD lanes hold similar lengths.
-EncodedSequences sorted_by_length(const EncodedSequences& chunk) {
+CodedSequences sorted_by_length(const CodedSequences& chunk) {
   std::vector<std::size_t> order(chunk.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return chunk.length(a) > chunk.length(b); });
-  EncodedSequences out;
+  CodedSequences out;
   out.residues.reserve(chunk.residues.size());
   out.names.reserve(chunk.names.size());
-  for (std::size_t i : order) {
-    out.names.append(chunk.name(i));
-    out.name_offsets.push_back(out.names.size());
-    const auto s = chunk.sequence(i);
-    out.residues.insert(out.residues.end(), s.begin(), s.end());
-    out.offsets.push_back(out.residues.size());
-    out.ids.push_back(chunk.ids[i]);
-  }
+  for (std::size_t i : order) out.add(chunk.name(i), chunk.sequence(i), chunk.ids[i]);
   return out;
 }
 
@@ -90,180 +75,194 @@ std::future<bool> read_in_background(Read read) {
   }
 }
 
-}  // namespace
+// ---- Step 1: read the queries ----
+std::vector<SequenceRecord> read_queries(const std::string& path) {
+  std::vector<SequenceRecord> records;
+  SequenceReader reader(path);
+  SequenceRecord record;
+  while (reader.next(record)) records.push_back(record);
+  if (records.empty()) throw InputError(path, "no query sequences");
+  return records;
+}
 
-void run_search(const SearchOptions& o) {
-  if (o.top == 0) throw UsageError("-k/--top must be at least 1");
-  const TabularFormat format = TabularFormat::parse(o.outfmt);
-  AtomicOutput out(o.out);  // opened first: an unwritable output fails before any work
-  const auto start = std::chrono::steady_clock::now();
+// ---- Step 2: prepare the scoring ----
+struct Scoring {
+  bool dna = false;
+  ScoreMatrix matrix;
+  int gap_open = 0, gap_extend = 0;
+  std::optional<KarlinAltschul> statistics;
+  kernels::SwScoring kernel() const { return {&matrix, gap_open, gap_extend}; }
+};
 
-  std::vector<SequenceRecord> raw_queries;
-  {
-    SequenceReader reader(o.queries);
-    SequenceRecord record;
-    while (reader.next(record)) raw_queries.push_back(record);
-  }
-  if (raw_queries.empty()) throw InputError(o.queries, "no query sequences");
-  const SequenceType type = o.type == SequenceType::automatic ? detect_type(raw_queries) : o.type;
+Scoring prepare_scoring(const SearchOptions& o, SequenceType type) {
   const bool dna = type == SequenceType::dna;
-
   std::error_code no_file;  // a name that is no file (or cannot be looked at) is a built-in matrix
   const bool matrix_file = !dna && std::filesystem::exists(o.matrix, no_file);
-  const ScoreMatrix matrix = dna           ? ScoreMatrix::dna(o.match, o.mismatch)
-                             : matrix_file ? ScoreMatrix::from_ncbi_file(o.matrix)
-                                           : ScoreMatrix::builtin(o.matrix);
-  const int gap_open = o.gap_open.value_or(dna ? 5 : 11), gap_extend = o.gap_extend.value_or(dna ? 2 : 1);
-  if (gap_open < 0 || gap_extend < 0) throw UsageError("gap costs must not be negative");
-  const kernels::SwScoring scoring{&matrix, gap_open, gap_extend};
-  const std::optional<KarlinAltschul> ka =
-      dna ? karlin_altschul_dna(o.match, o.mismatch, gap_open, gap_extend)
-          : matrix_file ? std::nullopt : karlin_altschul(o.matrix, gap_open, gap_extend);
-  if (!ka)
+  Scoring s{dna,
+            dna           ? ScoreMatrix::dna(o.match, o.mismatch)
+            : matrix_file ? ScoreMatrix::from_ncbi_file(o.matrix)
+                          : ScoreMatrix::builtin(o.matrix),
+            o.gap_open.value_or(dna ? 5 : 11), o.gap_extend.value_or(dna ? 2 : 1), std::nullopt};
+  if (s.gap_open < 0 || s.gap_extend < 0) throw UsageError("gap costs must not be negative");
+  s.statistics = dna           ? karlin_altschul_dna(o.match, o.mismatch, s.gap_open, s.gap_extend)
+                 : matrix_file ? std::nullopt
+                               : karlin_altschul(o.matrix, s.gap_open, s.gap_extend);
+  if (!s.statistics)
     log_info("notice: no Karlin-Altschul parameters for {} with gaps {}/{}: evalue and bitscore are written as NA",
-             matrix.name(), gap_open, gap_extend);
+             s.matrix.name(), s.gap_open, s.gap_extend);
+  return s;
+}
 
-  EncodedSequences queries;
-  std::map<char, std::size_t> unknown_in_queries;
-  for (std::size_t q = 0; q < raw_queries.size(); ++q)
-    queries.add(std::string_view(raw_queries[q].name).substr(0, raw_queries[q].id_length), raw_queries[q].sequence,
-                matrix, q, unknown_in_queries);
-  raw_queries.clear();
-  warn_unknown_letters(unknown_in_queries, matrix, o.queries);
+CodedSequences encode_queries(const std::vector<SequenceRecord>& records, const ScoreMatrix& matrix,
+                              const std::string& path) {
+  CodedSequences queries;
+  UnknownLetters unknown;
+  for (std::size_t q = 0; q < records.size(); ++q)
+    add_coded(queries, std::string_view(records[q].name).substr(0, records[q].id_length), records[q].sequence, matrix,
+              q, unknown);
+  warn_unknown_letters(unknown, matrix, path);
+  return queries;
+}
 
-  const auto source = open_sequences(o.database, matrix, o.chunk_residues);
-  const unsigned threads = std::max(1u, o.threads);
+// What a reported hit needs beyond its score, found while its chunk is in memory.
+struct HitDetails {
+  std::string name;
+  std::size_t length = 0;
+  kernels::SwAlignment alignment;
+};
 
-  // Devices: the CPU kernel on `threads` workers and one worker per GPU (--device decides which).
-  const auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring);
-  std::vector<std::unique_ptr<kernels::SwKernel>> gpu_kernels;
-  for (int gpu : sched::gpus_to_use(o.device, kernels::cuda::sw_gpu_unsupported_reason(scoring)))
-    gpu_kernels.push_back(kernels::cuda::make_sw_gpu_kernel(gpu, scoring));
-  const std::size_t block = cpu_kernel->lanes() * 32;  // targets per tile
-  std::vector<sched::WorkerGroup> groups;
-  std::vector<const kernels::SwKernel*> kernel_of_worker;
-  if (o.device != sched::DeviceChoice::gpu || gpu_kernels.empty()) {
-    // A core for each GPU's worker, which unpacks and ranks its scores while the GPU waits.
-    const unsigned cpu_workers = threads > gpu_kernels.size() ? threads - static_cast<unsigned>(gpu_kernels.size()) : 1;
-    groups.push_back({std::string(cpu_kernel->name()), cpu_workers, 1});
-    kernel_of_worker.insert(kernel_of_worker.end(), cpu_workers, cpu_kernel.get());
-  }
-  for (const auto& g : gpu_kernels) {
-    // At most 2^26 scores (256 MB) per take, whatever the numbers of queries and targets.
-    groups.push_back({std::string(g->name()), 1, std::max<std::size_t>(1, (std::size_t{1} << 26) / block)});
-    kernel_of_worker.push_back(g.get());
-  }
-  sched::log_worker_groups(groups);
+// The top hits of every query across chunks: the engine's BestHits (ties to the earlier database
+// sequence), filled by all workers at once, and the details of each hit.
+class TopHits {
+ public:
+  TopHits(std::size_t queries, std::size_t k) : best_(queries, k), locks_(queries), details_(queries) {}
 
-  const std::size_t nq = queries.size();
-  std::vector<std::vector<Hit>> top(nq);
-  std::vector<std::mutex> top_mutex(nq);
-  std::vector<std::unique_ptr<kernels::SwScorer>> scorers(kernel_of_worker.size());
-  std::vector<std::vector<int>> buffers(kernel_of_worker.size());
-  std::vector<std::vector<std::pair<int, std::size_t>>> candidates_of_worker(kernel_of_worker.size());
-  std::vector<sched::DeviceReport> reports;
-  for (const auto& g : groups) reports.push_back({g.name, 0, 0, 0});
-
-  // With GPUs scoring, the CPU has time to read the next chunk while this one is scored (two chunks
-  // in memory then); CPU-only runs read chunks in turn, as reading would take cores from scoring.
-  const bool read_ahead = !gpu_kernels.empty();
-  EncodedSequences chunk, next_chunk;
-  std::size_t db_sequences = 0, db_residues = 0, chunks = 0;
-  double scoring_seconds = 0;
-  for (bool more = source->next_chunk(chunk); more; std::swap(chunk, next_chunk)) {
-    std::future<bool> ahead;
-    if (read_ahead) ahead = read_in_background([&] { return source->next_chunk(next_chunk); });
-    // Databases made by makedb come in this order already; other input is sorted here.
-    EncodedSequences sorted_copy;
-    const bool in_order = is_longest_first(chunk);
-    if (!in_order) sorted_copy = sorted_by_length(chunk);
-    const EncodedSequences& sorted = in_order ? chunk : sorted_copy;
-    db_sequences += sorted.size();
-    db_residues += sorted.residues.size();
-    ++chunks;
-    const auto chunk_start = std::chrono::steady_clock::now();
-    const kernels::SwSequences targets = sorted.view();
-    for (const auto& g : gpu_kernels) g->set_targets(targets);
-
-    // The best k of one query's scores against targets [first, first + count), merged into its
-    // list. Candidates are cheap (score, index) pairs; only those that can enter the list become hits.
-    const auto keep_best = [&](std::size_t worker, std::size_t q, const int* scores, std::size_t first,
-                               std::size_t count) {
-      int floor = 0;  // a hit must beat this (or tie it and come earlier in the database)
-      {
-        std::lock_guard lock(top_mutex[q]);
-        if (top[q].size() == o.top) floor = top[q].back().score;
-      }
-      auto& candidates = candidates_of_worker[worker];
-      candidates.clear();
-      for (std::size_t t = 0; t < count; ++t)
-        if (scores[t] > 0 && scores[t] >= floor) candidates.emplace_back(scores[t], first + t);
-      const auto by_score = [&](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first > b.first : sorted.ids[a.second] < sorted.ids[b.second];
-      };
-      if (candidates.size() > o.top) {
-        std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(o.top), candidates.end(),
-                         by_score);
-        candidates.resize(o.top);
-      }
-      std::lock_guard lock(top_mutex[q]);
-      auto& list = top[q];
-      for (const auto& [score, index] : candidates) {
-        Hit h{score, sorted.ids[index], index, false, {}, 0, {}};
-        if (list.size() == o.top && !better(h, list.back())) continue;
-        h.name = sorted.name(index);
-        h.length = sorted.length(index);
-        list.insert(std::upper_bound(list.begin(), list.end(), h, better), std::move(h));
-        if (list.size() > o.top) list.pop_back();
-      }
-    };
-    // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
-    sched::TileQueue queue(sorted.size(), block, nq, 1);
-    Progress progress(fmt::format("scoring chunk {}", chunks), queue.tile_count());  // shown on a terminal only
-    const auto chunk_reports =
-        sched::run_workers(groups, queue, &progress, [&](std::size_t w, const kernels::WorkTile& tile) {
-          if (!scorers[w]) scorers[w] = kernel_of_worker[w]->make_scorer();
-          std::vector<int>& scores = buffers[w];
-          scores.resize(tile.query_count * tile.target_count);
-          scorers[w]->score_tile(queries.view(), targets, tile, scores.data());
-          std::size_t query_residues = 0;
-          for (std::size_t q = 0; q < tile.query_count; ++q) {
-            keep_best(w, tile.first_query + q, scores.data() + q * tile.target_count, tile.first_target,
-                      tile.target_count);
-            query_residues += queries.length(tile.first_query + q);
-          }
-          return static_cast<double>(query_residues) *
-                 static_cast<double>(sorted.offsets[tile.first_target + tile.target_count] -
-                                     sorted.offsets[tile.first_target]);
-        });
-    for (std::size_t d = 0; d < reports.size(); ++d) {
-      reports[d].cells += chunk_reports[d].cells;
-      reports[d].busy_seconds += chunk_reports[d].busy_seconds;
-      reports[d].cpu_seconds += chunk_reports[d].cpu_seconds;
+  // Offers the best of one query's scores against targets [first, first + count) of `chunk`.
+  // Candidates are cheap (score, index) pairs; only those that can enter the list are offered.
+  void offer(std::size_t q, const int* scores, std::size_t first, std::size_t count, const CodedSequences& chunk,
+             std::vector<std::pair<int, std::size_t>>& candidates) {
+    int floor;  // a hit must reach this (and beat it, or tie it and come earlier in the database)
+    {
+      std::lock_guard lock(locks_[q]);
+      floor = std::max(1, best_.floor(q));
     }
-    // Alignments of this chunk's hits while its sequences are in memory.
-    parallel_for(nq, threads, [&](std::size_t q, unsigned) {
-      for (Hit& h : top[q])
-        if (!h.aligned) {
-          h.alignment = kernels::sw_align_scalar(queries.sequence(q), sorted.sequence(h.chunk_index), scoring);
-          if (h.alignment.score != h.score)
-            throw std::logic_error(fmt::format("query {}: traceback score {} differs from score {}", queries.name(q),
-                                               h.alignment.score, h.score));
-          h.aligned = true;
-        }
-    });
-    scoring_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - chunk_start).count();
-    more = read_ahead ? ahead.get() : source->next_chunk(next_chunk);
+    candidates.clear();
+    for (std::size_t t = 0; t < count; ++t)
+      if (scores[t] >= floor) candidates.emplace_back(scores[t], first + t);
+    const auto by_rank = [&](const auto& a, const auto& b) {
+      return engine::ranks_before({a.first, chunk.ids[a.second]}, {b.first, chunk.ids[b.second]});
+    };
+    if (candidates.size() > best_.k()) {
+      std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(best_.k()),
+                       candidates.end(), by_rank);
+      candidates.resize(best_.k());
+    }
+    std::lock_guard lock(locks_[q]);
+    for (const auto& [score, index] : candidates) best_.offer(q, score, chunk.ids[index]);
   }
-  if (db_sequences == 0) throw InputError(o.database, "no database sequences");
-  warn_unknown_letters(source->unknown_letters(), matrix, o.database);
 
-  for (std::size_t q = 0; q < nq; ++q)
-    for (const Hit& h : top[q]) {
-      const kernels::SwAlignment& a = h.alignment;
+  // Traceback of the query's hits that came from `chunk`, while it is loaded; drops the details of
+  // hits that left the list.
+  void align_new_hits(std::size_t q, std::span<const std::uint8_t> query, const CodedSequences& chunk,
+                      const std::vector<std::size_t>& index_of_id, std::size_t first_id,
+                      const kernels::SwScoring& scoring) {
+    std::unordered_map<std::size_t, HitDetails> kept;
+    for (const engine::ScoredTarget& hit : best_.of(q)) {
+      if (auto old = details_[q].find(hit.target); old != details_[q].end()) {
+        kept.emplace(hit.target, std::move(old->second));
+        continue;
+      }
+      const std::size_t index = index_of_id[hit.target - first_id];
+      HitDetails d{std::string(chunk.name(index)), chunk.length(index),
+                   kernels::sw_align_scalar(query, chunk.sequence(index), scoring)};
+      if (d.alignment.score != hit.score)
+        throw std::logic_error(fmt::format("query {}: traceback score {} differs from score {}", q,
+                                           d.alignment.score, hit.score));
+      kept.emplace(hit.target, std::move(d));
+    }
+    details_[q] = std::move(kept);
+  }
+
+  std::span<const engine::ScoredTarget> of(std::size_t q) const { return best_.of(q); }
+  const HitDetails& details(std::size_t q, std::size_t target) const { return details_[q].at(target); }
+
+ private:
+  engine::BestHits best_;
+  std::vector<std::mutex> locks_;
+  std::vector<std::unordered_map<std::size_t, HitDetails>> details_;
+};
+
+// ---- Step 3: score every chunk of the database; step 4: reduce into the top hits ----
+class ChunkScorer {
+ public:
+  ChunkScorer(engine::Devices<kernels::SwKernel>& devices, const CodedSequences& queries, TopHits& top)
+      : devices_(devices), queries_(queries), top_(top), scorers_(devices.workers()), buffers_(devices.workers()),
+        candidates_(devices.workers()) {
+    for (const auto& g : devices.groups) reports_.push_back({g.name, 0, 0, 0});
+  }
+
+  // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
+  void score(const CodedSequences& chunk, std::size_t chunk_number) {
+    const kernels::SwSequences targets = chunk.view();
+    for (const auto& g : devices_.gpus) g->set_targets(targets);
+    engine::TileQueue queue(chunk.size(), block_width(), queries_.size(), 1);
+    Progress progress(fmt::format("scoring chunk {}", chunk_number), queue.tile_count());  // on a terminal only
+    const auto chunk_reports = engine::run_workers(
+        devices_.groups, queue, &progress,
+        [&](std::size_t w, const engine::WorkTile& tile) { return score_tile(w, tile, chunk, targets); });
+    for (std::size_t d = 0; d < reports_.size(); ++d) reports_[d].add(chunk_reports[d]);
+  }
+  std::size_t block_width() const { return devices_.cpu->lanes() * 32; }
+  const std::vector<engine::DeviceReport>& reports() const { return reports_; }
+
+ private:
+  double score_tile(std::size_t w, const engine::WorkTile& tile, const CodedSequences& chunk,
+                    const kernels::SwSequences& targets) {
+    if (!scorers_[w]) scorers_[w] = devices_.kernel_of_worker[w]->make_scorer();
+    std::vector<int>& scores = buffers_[w];
+    scores.resize(tile.query_count * tile.target_count);
+    scorers_[w]->score_tile(queries_.view(), targets, tile, scores.data());
+    std::size_t query_residues = 0;
+    for (std::size_t q = 0; q < tile.query_count; ++q) {
+      top_.offer(tile.first_query + q, scores.data() + q * tile.target_count, tile.first_target, tile.target_count,
+                 chunk, candidates_[w]);
+      query_residues += queries_.length(tile.first_query + q);
+    }
+    return static_cast<double>(query_residues) *
+           static_cast<double>(chunk.offsets[tile.first_target + tile.target_count] - chunk.offsets[tile.first_target]);
+  }
+
+  engine::Devices<kernels::SwKernel>& devices_;
+  const CodedSequences& queries_;
+  TopHits& top_;
+  std::vector<std::unique_ptr<kernels::SwScorer>> scorers_;
+  std::vector<std::vector<int>> buffers_;
+  std::vector<std::vector<std::pair<int, std::size_t>>> candidates_;
+  std::vector<engine::DeviceReport> reports_;
+};
+
+// ---- Step 5: trace back the hits of a chunk while its sequences are in memory ----
+void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSequences& chunk,
+                      const kernels::SwScoring& scoring, unsigned threads) {
+  // Ids of a chunk are consecutive (SequenceSource), so a hit's position in the chunk is one lookup.
+  const std::size_t first_id = chunk.empty() ? 0 : *std::min_element(chunk.ids.begin(), chunk.ids.end());
+  std::vector<std::size_t> index_of_id(chunk.size());
+  for (std::size_t i = 0; i < chunk.size(); ++i) index_of_id[chunk.ids[i] - first_id] = i;
+  parallel_for(queries.size(), threads, [&](std::size_t q, unsigned) {
+    top.align_new_hits(q, queries.sequence(q), chunk, index_of_id, first_id, scoring);
+  });
+}
+
+// ---- Step 6: write ----
+void write_hits(AtomicOutput& out, const TabularFormat& format, const CodedSequences& queries, const TopHits& top,
+                const Scoring& scoring, std::size_t db_residues) {
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    for (const engine::ScoredTarget& hit : top.of(q)) {
+      const HitDetails& d = top.details(q, hit.target);
+      const kernels::SwAlignment& a = d.alignment;
       TabularHit row;
       row.qseqid = queries.name(q);
-      row.sseqid = h.name;
+      row.sseqid = d.name;
       row.length = a.length;
       row.nident = a.identities;
       row.mismatch = a.mismatches;
@@ -274,26 +273,78 @@ void run_search(const SearchOptions& o) {
       row.sstart = a.target_start;
       row.send = a.target_end;
       row.qlen = queries.length(q);
-      row.slen = h.length;
-      row.score = h.score;
-      if (ka) {
+      row.slen = d.length;
+      row.score = hit.score;
+      if (const auto& ka = scoring.statistics) {
         // BLAST's even-score DNA tables apply to scores rounded down to even.
-        const int stat_score = ka->round_down ? (h.score & ~1) : h.score;
+        const int stat_score = ka->round_down ? (hit.score & ~1) : hit.score;
         row.bitscore = bit_score(stat_score, *ka);
         row.evalue = evalue(stat_score, static_cast<double>(queries.length(q)), static_cast<double>(db_residues), *ka);
       }
       out.write(format.line(row));
     }
+}
+
+}  // namespace
+
+void run_search(const SearchOptions& o) {
+  if (o.top == 0) throw UsageError("-k/--top must be at least 1");
+  const TabularFormat format = TabularFormat::parse(o.outfmt);
+  AtomicOutput out(o.out);  // opened first: an unwritable output fails before any work
+  const auto start = Clock::now();
+
+  const std::vector<SequenceRecord> records = read_queries(o.queries);
+  const Scoring scoring = prepare_scoring(o, o.type == SequenceType::automatic ? detect_type(records) : o.type);
+  const CodedSequences queries = encode_queries(records, scoring.matrix, o.queries);
+  const auto source = open_sequences(o.database, scoring.matrix, o.chunk_residues);
+
+  // Devices: the CPU kernel on the threads, one worker per GPU with a core of its own (it unpacks
+  // and ranks its scores while the GPU waits), at most 2^26 scores (256 MB) per GPU take.
+  const unsigned threads = std::max(1u, o.threads);
+  auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel());
+  const std::size_t block = cpu_kernel->lanes() * 32;
+  const engine::WorkShape shape{std::max<std::size_t>(1, (std::size_t{1} << 26) / block), block * sizeof(int), true};
+  auto devices = engine::plan_devices<kernels::SwKernel>(
+      o.device, threads, kernels::cuda::sw_gpu_unsupported_reason(scoring.kernel()), std::move(cpu_kernel),
+      [&](int gpu) { return kernels::cuda::make_sw_gpu_kernel(gpu, scoring.kernel()); }, shape);
+
+  TopHits top(queries.size(), o.top);
+  ChunkScorer scorer(devices, queries, top);
+  // With GPUs scoring, the CPU has time to read the next chunk while this one is scored (two chunks
+  // in memory then); CPU-only runs read chunks in turn, as reading would take cores from scoring.
+  const bool read_ahead = !devices.gpus.empty();
+  CodedSequences chunk, next_chunk;
+  std::size_t db_sequences = 0, db_residues = 0, chunks = 0;
+  double scoring_seconds = 0;
+  for (bool more = source->next_chunk(chunk); more; std::swap(chunk, next_chunk)) {
+    std::future<bool> ahead;
+    if (read_ahead) ahead = read_in_background([&] { return source->next_chunk(next_chunk); });
+    // Databases made by makedb come in this order already; other input is sorted here.
+    CodedSequences sorted_copy;
+    const bool in_order = is_longest_first(chunk);
+    if (!in_order) sorted_copy = sorted_by_length(chunk);
+    const CodedSequences& sorted = in_order ? chunk : sorted_copy;
+    db_sequences += sorted.size();
+    db_residues += sorted.residues.size();
+    const auto chunk_start = Clock::now();
+    scorer.score(sorted, ++chunks);
+    align_chunk_hits(top, queries, sorted, scoring.kernel(), threads);
+    scoring_seconds += seconds_since(chunk_start);
+    more = read_ahead ? ahead.get() : source->next_chunk(next_chunk);
+  }
+  if (db_sequences == 0) throw InputError(o.database, "no database sequences");
+  warn_unknown_letters(source->unknown_letters(), scoring.matrix, o.database);
+
+  write_hits(out, format, queries, top, scoring, db_residues);
   out.commit();
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   double cells = 0;
-  for (const auto& r : reports) cells += r.cells;
+  for (const auto& r : scorer.reports()) cells += r.cells;
   log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
            "{:.3g} cells in {:.2f} s ({:.2f} GCUPS, top hits aligned), {:.2f} s in all, peak memory {:.0f} MiB",
-           queries.size(), dna ? "DNA" : "protein", queries.residues.size(), db_sequences, db_residues, chunks,
-           chunks == 1 ? "" : "s", matrix.name(), gap_open, gap_extend, cells, scoring_seconds,
-           cells / std::max(1e-9, scoring_seconds) / 1e9, total, peak_memory_mib());
-  sched::log_device_reports(reports);
+           queries.size(), scoring.dna ? "DNA" : "protein", queries.residues.size(), db_sequences, db_residues, chunks,
+           chunks == 1 ? "" : "s", scoring.matrix.name(), scoring.gap_open, scoring.gap_extend, cells, scoring_seconds,
+           cells / std::max(1e-9, scoring_seconds) / 1e9, seconds_since(start), peak_memory_mib());
+  engine::log_device_reports(scorer.reports());
 }
 
 }  // namespace hyalign::search

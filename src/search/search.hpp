@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "kernels/papara_kernel.hpp"  // KernelChoice
-#include "sched/scheduler.hpp"         // DeviceChoice
+#include "engine/cpu_features.hpp"
+#include "engine/devices.hpp"
 
 namespace hyalign::search {
 
@@ -22,8 +22,8 @@ struct SearchOptions {
   std::string outfmt = "6";
   std::string out = "-";
   unsigned threads = 1;
-  kernels::KernelChoice kernel = kernels::KernelChoice::automatic;
-  sched::DeviceChoice device = sched::DeviceChoice::automatic;
+  engine::KernelChoice kernel = engine::KernelChoice::automatic;
+  engine::DeviceChoice device = engine::DeviceChoice::automatic;
   std::size_t chunk_residues = std::size_t{1} << 28;  // database residues per chunk (two in memory with GPUs)
 };
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/alphabet.hpp"
-#include "core/sequence_arena.hpp"
+#include "core/sequence_batch.hpp"
 
 using hyalign::Alphabet;
 
@@ -47,8 +47,8 @@ TEST(Alphabet, ProteinSetsAndAmbiguity) {
   EXPECT_EQ(protein.encode('1'), 0u);
 }
 
-TEST(SequenceArena, StoresNamesAndResiduesContiguously) {
-  hyalign::SequenceArena arena;
+TEST(StateSequences, StoresNamesAndResiduesContiguously) {
+  hyalign::StateSequences arena;
   EXPECT_TRUE(arena.empty());
   std::vector<hyalign::StateSet> a{1, 2, 4}, b{};
   arena.add("first", a);
@@ -58,7 +58,6 @@ TEST(SequenceArena, StoresNamesAndResiduesContiguously) {
   EXPECT_EQ(arena.name(0), "first");
   EXPECT_EQ(arena.name(1), "");
   EXPECT_EQ(arena.length(1), 0u);
-  EXPECT_EQ(arena.residues(2)[0], 8u);
+  EXPECT_EQ(arena.sequence(2)[0], 8u);
   EXPECT_EQ(arena.total_residues(), 4u);
-  EXPECT_EQ(arena.max_length(), 3u);
 }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/alphabet.hpp"
-#include "core/sequence_arena.hpp"
+#include "core/sequence_batch.hpp"
 #include "kernels/papara_kernel.hpp"
 
 namespace hyalign::kernels::testing {
@@ -17,7 +17,7 @@ struct RandomProblem {
   std::size_t branches, columns;
   std::vector<StateSet> states;
   std::vector<std::uint8_t> cgap;
-  SequenceArena queries;
+  StateSequences queries;
   PaparaScoring scoring;
 
   PaparaProblem problem() const {
@@ -64,7 +64,7 @@ inline RandomProblem make_problem(std::mt19937& rng, const Alphabet& alphabet, s
   return p;
 }
 
-class AllScores final : public ScoreSink {
+class AllScores final : public engine::ScoreSink {
  public:
   AllScores(std::size_t queries, std::size_t branches) : branches_(branches), scores_(queries * branches), seen_(queries * branches) {}
   void offer(std::size_t q, int score, std::size_t b) override {

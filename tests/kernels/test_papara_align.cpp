@@ -8,12 +8,13 @@
 #include <string>
 
 #include "core/alphabet.hpp"
-#include "core/sequence_arena.hpp"
+#include "core/sequence_batch.hpp"
 #include "kernels/papara_align.hpp"
 #include "papara_problems.hpp"
 #include "kernels/papara_kernel.hpp"
 
 using namespace hyalign;
+using namespace hyalign::engine;
 using namespace hyalign::kernels;
 using hyalign::kernels::testing::random_branches;
 
@@ -24,7 +25,7 @@ struct AlignProblem {
   std::size_t branches = 0, columns = 0;
   std::vector<StateSet> states;
   std::vector<std::uint8_t> cgap;
-  SequenceArena queries;
+  StateSequences queries;
   std::vector<std::size_t> branch_of_query;
   PaparaScoring scoring;
 
@@ -77,7 +78,7 @@ void expect_matches_scalar(KernelChoice choice, const AlignProblem& ap, unsigned
   ASSERT_EQ(got.size(), ap.queries.size()) << label;
   for (std::size_t q = 0; q < ap.queries.size(); ++q) {
     const PaparaAlignment want =
-        papara_align_scalar(ap.queries.residues(q), problem.targets.branch(ap.branch_of_query[q]), ap.scoring);
+        papara_align_scalar(ap.queries.sequence(q), problem.targets.branch(ap.branch_of_query[q]), ap.scoring);
     const std::string where = label + " kernel " + std::string(kernel_name(choice)) + " query " + std::to_string(q) +
                               " (length " + std::to_string(ap.queries.length(q)) + ") of " +
                               std::to_string(ap.queries.size()) + ", " + std::to_string(ap.columns) + " columns";

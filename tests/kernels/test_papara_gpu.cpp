@@ -9,13 +9,15 @@
 #include <thread>
 
 #include "core/alphabet.hpp"
+#include "engine/devices.hpp"
 #include "kernels/cuda/papara_cuda.hpp"
 #include "kernels/papara_kernel.hpp"
 #include "papara_problems.hpp"
-#include "sched/block_queue.hpp"
-#include "sched/scheduler.hpp"
+#include "engine/work_queue.hpp"
+#include "papara/placement.hpp"
 
 using namespace hyalign;
+using namespace hyalign::engine;
 using namespace hyalign::kernels;
 using namespace hyalign::kernels::testing;
 
@@ -23,14 +25,14 @@ namespace {
 
 void expect_equal_to_scalar(const PaparaKernel& kernel, const RandomProblem& rp, std::size_t max_tiles) {
   AllScores all(rp.queries.size(), rp.branches);
-  sched::TileQueue queue(rp.branches, kernel.block_width(), rp.queries.size(), 7);
+  engine::TileQueue queue(rp.branches, kernel.block_width(), rp.queries.size(), 7);
   auto scorer = kernel.make_scorer();
   while (auto tile = queue.take(max_tiles)) scorer->score_tile(*tile, all);
   const PaparaProblem problem = rp.problem();
   for (std::size_t q = 0; q < rp.queries.size(); ++q)
     for (std::size_t b = 0; b < rp.branches; ++b) {
       ASSERT_EQ(all.times_seen(q, b), 1) << "query " << q << " branch " << b;
-      ASSERT_EQ(all.score(q, b), papara_score_scalar(rp.queries.residues(q), problem.targets.branch(b), rp.scoring))
+      ASSERT_EQ(all.score(q, b), papara_score_scalar(rp.queries.sequence(q), problem.targets.branch(b), rp.scoring))
           << "query " << q << " (length " << rp.queries.length(q) << ") branch " << b << " of " << rp.branches << ", "
           << rp.columns << " columns";
     }
@@ -39,10 +41,10 @@ void expect_equal_to_scalar(const PaparaKernel& kernel, const RandomProblem& rp,
 class PaparaGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    gpus_ = cuda::usable_gpus();
-    if (gpus_.empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << cuda::gpu_unavailable_reason();
+    gpus_ = engine::usable_gpus();
+    if (gpus_.empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << engine::gpu_unavailable_reason();
   }
-  std::vector<cuda::GpuInfo> gpus_;
+  std::vector<engine::GpuInfo> gpus_;
 };
 
 }  // namespace
@@ -74,7 +76,7 @@ TEST_F(PaparaGpu, LongReferenceAndEveryRowCount) {
 }
 
 TEST(PaparaGpuSupport, ProteinAndPositiveGapScoresStayOnTheCpu) {
-  SequenceArena queries;
+  StateSequences queries;
   std::vector<StateSet> states(4, 1);
   std::vector<std::uint8_t> cgap(4, 0);
   PaparaProblem protein{{1, 4, states.data(), cgap.data()}, &queries, &Alphabet::protein(), {}};
@@ -135,8 +137,8 @@ TEST(HybridScheduler, EveryPairOnceAndResultIndependentOfDevices) {
   const WrappedKernel fast(make_papara_cpu_kernel(KernelChoice::automatic, problem), "fast", 0, &slow_started, nullptr);
   const WrappedKernel slow(make_papara_cpu_kernel(KernelChoice::scalar, problem), "slow", 3, nullptr, &slow_started);
 
-  const auto alone = sched::score_all_targets({{cpu.get(), 1, 1}}, problem, cpu->block_width(), false);
-  const auto hybrid = sched::score_all_targets({{&fast, 3, 1}, {&slow, 1, 5}}, problem, cpu->block_width(), false);
+  const auto alone = papara::score_all_targets({{cpu.get(), 1, 1}}, problem, cpu->block_width(), false);
+  const auto hybrid = papara::score_all_targets({{&fast, 3, 1}, {&slow, 1, 5}}, problem, cpu->block_width(), false);
   ASSERT_EQ(hybrid.devices.size(), 2u);
   EXPECT_GT(hybrid.devices[0].cells, 0);
   EXPECT_GT(hybrid.devices[1].cells, 0);  // the slow device did take work
@@ -145,7 +147,7 @@ TEST(HybridScheduler, EveryPairOnceAndResultIndependentOfDevices) {
     expected_cells += static_cast<double>(rp.queries.length(q)) * rp.columns * rp.branches;
   EXPECT_DOUBLE_EQ(hybrid.devices[0].cells + hybrid.devices[1].cells, expected_cells);  // nothing twice or lost
   for (std::size_t q = 0; q < rp.queries.size(); ++q) {
-    EXPECT_EQ(hybrid.best[q].score, alone.best[q].score);
-    EXPECT_EQ(hybrid.best[q].branch, alone.best[q].branch);
+    EXPECT_EQ(hybrid.best.of(q).front().score, alone.best.of(q).front().score);
+    EXPECT_EQ(hybrid.best.of(q).front().target, alone.best.of(q).front().target);
   }
 }

@@ -5,12 +5,13 @@
 #include <random>
 
 #include "core/alphabet.hpp"
-#include "core/sequence_arena.hpp"
+#include "core/sequence_batch.hpp"
 #include "kernels/papara_kernel.hpp"
 #include "papara_problems.hpp"
-#include "sched/block_queue.hpp"
+#include "engine/work_queue.hpp"
 
 using namespace hyalign;
+using namespace hyalign::engine;
 using namespace hyalign::kernels;
 using namespace hyalign::kernels::testing;
 
@@ -21,14 +22,14 @@ void expect_kernel_matches_scalar(KernelChoice choice, const RandomProblem& rp, 
   const auto kernel = make_papara_cpu_kernel(choice, problem);
   AllScores all(rp.queries.size(), rp.branches);
   // Tiles of a few queries and one or three blocks, so tile edges fall everywhere.
-  sched::TileQueue queue(rp.branches, kernel->block_width(), rp.queries.size(), 2);
+  engine::TileQueue queue(rp.branches, kernel->block_width(), rp.queries.size(), 2);
   auto scorer = kernel->make_scorer();
   std::size_t takes = 0;
   while (auto tile = queue.take(takes++ % 2 ? 3 : 1)) scorer->score_tile(*tile, all);
   for (std::size_t q = 0; q < rp.queries.size(); ++q)
     for (std::size_t b = 0; b < rp.branches; ++b) {
       ASSERT_EQ(all.times_seen(q, b), 1) << label << " query " << q << " branch " << b;
-      ASSERT_EQ(all.score(q, b), papara_score_scalar(rp.queries.residues(q), problem.targets.branch(b), rp.scoring))
+      ASSERT_EQ(all.score(q, b), papara_score_scalar(rp.queries.sequence(q), problem.targets.branch(b), rp.scoring))
           << label << " kernel " << kernel_name(choice) << " query " << q << " (length " << rp.queries.length(q)
           << ") branch " << b << " of " << rp.branches << ", " << rp.columns << " columns";
     }
@@ -81,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, PaparaKernelEqualsScalar,
                          [](const auto& info) { return std::string(kernel_name(info.param)); });
 
 TEST(TileQueue, HandsOutEveryPairOnceInAnyTakeSizes) {
-  sched::TileQueue queue(1013, 32, 77, 10);
+  engine::TileQueue queue(1013, 32, 77, 10);
   std::vector<int> seen(1013 * 77, 0);
   const std::size_t sizes[] = {1, 3, 70, 2, 200, 31};  // >= 2 × 32 blocks: whole query chunks at once
   std::size_t takes = 0;

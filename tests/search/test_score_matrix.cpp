@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/score_matrix.hpp"
+#include "test_support.hpp"
 
 using hyalign::InputError;
 using hyalign::ScoreMatrix;
@@ -16,9 +17,15 @@ namespace {
 
 const char* const kNcbiOrder = "ARNDCQEGHILKMFPSTWYVBZX*";
 
-// Writes `text` to a fresh file under the test temp dir and returns its path.
+// Files of this test process, removed when it ends.
+const hyalign::test::TempDir& temp_dir() {
+  static const hyalign::test::TempDir dir;
+  return dir;
+}
+
+// Writes `text` to a fresh file in the temp dir and returns its path.
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = (std::filesystem::path(testing::TempDir()) / name).string();
+  const std::string path = temp_dir().file(name);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   return path;
@@ -255,13 +262,13 @@ TEST(ScoreMatrix, NcbiFileErrorsNameFileLineAndColumn) {
   p = write_temp("too_many.mat", letters33 + "\n");
   EXPECT_EQ(load_error(p), p + ":1: matrix has 33 letters, at most 32 are supported");
 
-  const std::string missing = (std::filesystem::path(testing::TempDir()) / "does_not_exist.mat").string();
+  const std::string missing = temp_dir().file("does_not_exist.mat");
   const std::string msg = load_error(missing);
   EXPECT_EQ(msg.rfind(missing + ": cannot open matrix file", 0), 0u) << msg;
 
   // Every message is one line.
   for (const char* name : {"short_row.mat", "not_int.mat", "empty.mat"}) {
-    const std::string m = load_error((std::filesystem::path(testing::TempDir()) / name).string());
+    const std::string m = load_error(temp_dir().file(name));
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   }
 }

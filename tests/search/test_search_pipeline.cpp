@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "core/log.hpp"
-#include "kernels/cuda/gpu_devices.hpp"
+#include "engine/devices.hpp"
 #include "search/search.hpp"
 #include "test_support.hpp"
 
@@ -54,7 +54,7 @@ std::vector<std::string> real_proteins() {
   return out;
 }
 
-void check_against_parasail(sched::DeviceChoice device, bool dna, const std::string& matrix_name, int open, int extend,
+void check_against_parasail(engine::DeviceChoice device, bool dna, const std::string& matrix_name, int open, int extend,
                             std::vector<std::string> queries = {}, std::vector<std::string> db = {}) {
   Log::instance().set_quiet(true);
   TempDir dir;
@@ -109,10 +109,10 @@ void check_against_parasail(sched::DeviceChoice device, bool dna, const std::str
 class SearchPipeline : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (GetParam() == "gpu" && kernels::cuda::usable_gpus().empty())
-      GTEST_SKIP() << "SKIPPED: no usable GPU: " << kernels::cuda::gpu_unavailable_reason();
+    if (GetParam() == "gpu" && engine::usable_gpus().empty())
+      GTEST_SKIP() << "SKIPPED: no usable GPU: " << engine::gpu_unavailable_reason();
   }
-  sched::DeviceChoice device() const { return sched::parse_device_choice(GetParam()); }
+  engine::DeviceChoice device() const { return engine::parse_device_choice(GetParam()); }
 };
 
 }  // namespace

@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "core/score_matrix.hpp"
+#include "engine/devices.hpp"
 #include "kernels/cuda/sw_cuda.hpp"
 #include "kernels/sw_kernel.hpp"
 
 using namespace hyalign;
+using namespace hyalign::engine;
 using namespace hyalign::kernels;
 
 namespace {
@@ -149,7 +151,7 @@ const std::vector<std::string> kKernelNames = {"scalar", "avx2", "avx512", "gpu"
 
 // nullptr when the GPU kernel does not take this scoring (it is then scored on the CPU).
 std::unique_ptr<SwKernel> make_kernel(const std::string& name, const SwScoring& scoring) {
-  if (name == "gpu") return cuda::make_sw_gpu_kernel(cuda::usable_gpus().front().index, scoring);
+  if (name == "gpu") return cuda::make_sw_gpu_kernel(engine::usable_gpus().front().index, scoring);
   return make_sw_cpu_kernel(parse_kernel_choice(name), scoring);
 }
 
@@ -157,7 +159,7 @@ class SwKernelTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (GetParam() == "gpu") {
-      if (cuda::usable_gpus().empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << cuda::gpu_unavailable_reason();
+      if (engine::usable_gpus().empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << engine::gpu_unavailable_reason();
     } else if (!cpu_supports(parse_kernel_choice(GetParam()))) {
       GTEST_SKIP() << "SKIPPED: this CPU lacks the instruction set of kernel " << GetParam();
     }

@@ -1,5 +1,6 @@
 #pragma once
-// Helpers shared by the CUDA kernels: error checks and device / pinned buffers that grow on demand.
+// Helpers shared by the CUDA kernels: error checks, streams and events that release themselves, and
+// device / pinned buffers that grow on demand.
 // (fmt is not used in CUDA sources: its headers do not compile under nvcc in C++20 mode.)
 #include <cuda_runtime.h>
 
@@ -15,8 +16,37 @@ inline void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(status));
 }
 
+// Makes `device` current for the calling thread and returns it (for member initializer lists, so
+// that the members after it are created on that device).
+inline int current_device(int device) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  return device;
+}
+
 // v in both 16-bit halves of a word (DPX 16x2 operands).
 inline unsigned pack_s16x2(int v) { return (static_cast<unsigned>(v) & 0xFFFFu) * 0x00010001u; }
+
+// A stream or event of the current device, destroyed with its owner (also when the owner's
+// constructor throws after it was made).
+template <typename Handle, cudaError_t (*Create)(Handle*), cudaError_t (*Destroy)(Handle)>
+class CudaHandle {
+ public:
+  CudaHandle() { check(Create(&handle_), "stream or event creation"); }
+  ~CudaHandle() {
+    if (handle_) Destroy(handle_);
+  }
+  CudaHandle(const CudaHandle&) = delete;
+  CudaHandle& operator=(const CudaHandle&) = delete;
+  operator Handle() const { return handle_; }
+
+ private:
+  Handle handle_ = nullptr;
+};
+inline cudaError_t create_stream(cudaStream_t* s) { return cudaStreamCreateWithFlags(s, cudaStreamNonBlocking); }
+// Threads waiting on an event sleep (blocking sync) instead of spinning.
+inline cudaError_t create_event(cudaEvent_t* e) { return cudaEventCreateWithFlags(e, cudaEventBlockingSync); }
+using Stream = CudaHandle<cudaStream_t, create_stream, cudaStreamDestroy>;
+using Event = CudaHandle<cudaEvent_t, create_event, cudaEventDestroy>;
 
 inline cudaError_t allocate_device(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
 inline cudaError_t allocate_pinned(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }

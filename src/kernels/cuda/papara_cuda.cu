@@ -19,8 +19,9 @@
 #include <stdexcept>
 
 #include "kernels/cuda/papara_cuda.hpp"
+#include "engine/devices.hpp"
 #include "kernels/cuda/cuda_support.cuh"
-#include "kernels/simd/papara_simd_common.hpp"
+#include "kernels/papara_encoding.hpp"
 
 namespace hyalign::kernels::cuda {
 namespace {
@@ -128,31 +129,31 @@ class GpuKernel;
 class GpuScorer final : public PaparaBlockScorer {
  public:
   explicit GpuScorer(const GpuKernel& kernel);
-  ~GpuScorer() override;
-  void score_tile(const WorkTile& tile, ScoreSink& sink) override;
+  void score_tile(const engine::WorkTile& tile, engine::ScoreSink& sink) override;
 
  private:
   struct Slot {
-    cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, stop = nullptr;
+    Stream stream;
+    Event start, stop;
     DeviceBuffer<int> query_ids, results;
     PinnedBuffer<int> host_ids, host_results;
     std::size_t queries = 0;  // queries of the slice in flight, 0 when idle
   };
   void launch(Slot& slot, const std::vector<int>& ids, const std::vector<std::size_t>& bucket_of, std::size_t begin,
               std::size_t end, std::size_t first_pair, std::size_t pair_count);
-  void finish(Slot& slot, const WorkTile& tile, std::size_t first_pair, ScoreSink& sink);
+  void finish(Slot& slot, const engine::WorkTile& tile, std::size_t first_pair, engine::ScoreSink& sink);
 
   static constexpr std::size_t kResultBudgetBytes = std::size_t{256} << 20;  // per slot
   const GpuKernel& kernel_;
+  int device_;  // made current before the slots' streams and events are created
   Slot slots_[2];
 };
 
 class GpuKernel final : public PaparaKernel {
  public:
   GpuKernel(int device, const PaparaProblem& problem) : device_(device), problem_(problem) {
-    name_ = use_gpu(device);
-    const simd::EncodedQueries encoded = simd::encode_queries(problem);
+    name_ = engine::use_gpu(device);
+    const EncodedQueries encoded = encode_queries(problem);
     lengths_.resize(encoded.size());
     for (std::size_t q = 0; q < encoded.size(); ++q) lengths_[q] = encoded.length(q);
     std::vector<unsigned long long> offsets(encoded.offsets.begin(), encoded.offsets.end());
@@ -200,22 +201,7 @@ class GpuKernel final : public PaparaKernel {
   mutable double kernel_seconds_ = 0;
 };
 
-GpuScorer::GpuScorer(const GpuKernel& kernel) : kernel_(kernel) {
-  check(cudaSetDevice(kernel.device_), "cudaSetDevice");
-  for (Slot& slot : slots_) {
-    check(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    check(cudaEventCreateWithFlags(&slot.start, cudaEventBlockingSync), "cudaEventCreate");
-    check(cudaEventCreateWithFlags(&slot.stop, cudaEventBlockingSync), "cudaEventCreate");
-  }
-}
-
-GpuScorer::~GpuScorer() {
-  for (Slot& slot : slots_) {
-    cudaEventDestroy(slot.start);
-    cudaEventDestroy(slot.stop);
-    cudaStreamDestroy(slot.stream);
-  }
-}
+GpuScorer::GpuScorer(const GpuKernel& kernel) : kernel_(kernel), device_(current_device(kernel.device_)) {}
 
 void GpuScorer::launch(Slot& slot, const std::vector<int>& ids, const std::vector<std::size_t>& bucket_of,
                        std::size_t begin, std::size_t end, std::size_t first_pair, std::size_t pair_count) {
@@ -250,7 +236,7 @@ void GpuScorer::launch(Slot& slot, const std::vector<int>& ids, const std::vecto
   slot.queries = n;
 }
 
-void GpuScorer::finish(Slot& slot, const WorkTile& tile, std::size_t first_pair, ScoreSink& sink) {
+void GpuScorer::finish(Slot& slot, const engine::WorkTile& tile, std::size_t first_pair, engine::ScoreSink& sink) {
   if (slot.queries == 0) return;
   check(cudaStreamSynchronize(slot.stream), "cudaStreamSynchronize");  // blocking sync: the thread sleeps
   float ms = 0;
@@ -269,7 +255,7 @@ void GpuScorer::finish(Slot& slot, const WorkTile& tile, std::size_t first_pair,
   slot.queries = 0;
 }
 
-void GpuScorer::score_tile(const WorkTile& tile, ScoreSink& sink) {
+void GpuScorer::score_tile(const engine::WorkTile& tile, engine::ScoreSink& sink) {
   const PaparaProblem& problem = kernel_.problem_;
   const std::size_t first_pair = tile.first_target / 2;
   const std::size_t end_target = tile.first_target + tile.target_count;
@@ -280,9 +266,9 @@ void GpuScorer::score_tile(const WorkTile& tile, ScoreSink& sink) {
   for (std::size_t q = tile.first_query; q < tile.first_query + tile.query_count; ++q) {
     const std::size_t m = kernel_.lengths_[q];
     const std::size_t rows = (m + 31) / 32;
-    if (m == 0 || rows > kMaxRowsPerLane || !simd::fits_int16(m, problem.targets.columns, problem.scoring, kScoreLimit)) {
+    if (m == 0 || rows > kMaxRowsPerLane || !fits_int16(m, problem.targets.columns, problem.scoring, kScoreLimit)) {
       for (std::size_t b = tile.first_target; b < end_target; ++b)
-        sink.offer(q, papara_score_scalar(problem.queries->residues(q), problem.targets.branch(b), problem.scoring), b);
+        sink.offer(q, papara_score_scalar(problem.queries->sequence(q), problem.targets.branch(b), problem.scoring), b);
       continue;
     }
     buckets[(rows + kRowStep - 1) / kRowStep - 1].push_back(static_cast<int>(q));

@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/gpu_devices.hpp"
 #include "kernels/papara_kernel.hpp"
 
 namespace hyalign::kernels::cuda {

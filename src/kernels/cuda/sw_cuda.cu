@@ -38,6 +38,7 @@
 
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/sw_cuda.hpp"
+#include "engine/devices.hpp"
 
 namespace hyalign::kernels::cuda {
 namespace {
@@ -299,19 +300,19 @@ class GpuSwKernel;
 class GpuSwScorer final : public SwScorer {
  public:
   explicit GpuSwScorer(const GpuSwKernel& kernel);
-  ~GpuSwScorer() override;
   void score(std::span<const std::uint8_t> query, const SwSequences& targets, std::size_t first, std::size_t count,
              int* scores) override;
-  void score_tile(const SwSequences& queries, const SwSequences& targets, const WorkTile& tile, int* scores) override;
+  void score_tile(const SwSequences& queries, const SwSequences& targets, const engine::WorkTile& tile, int* scores) override;
 
  private:
   // Queries [begin, end) of the tile in one launch.
-  void launch(const SwSequences& queries, const SwSequences& targets, const WorkTile& tile, std::size_t begin,
+  void launch(const SwSequences& queries, const SwSequences& targets, const engine::WorkTile& tile, std::size_t begin,
               std::size_t end, bool striped, int* scores);
 
   const GpuSwKernel& kernel_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  int device_;  // made current before the stream and events below are created
+  Stream stream_;
+  Event start_, stop_;
   PinnedBuffer<unsigned char> host_letters_;
   PinnedBuffer<unsigned> host_index_, host_scores_;
   DeviceBuffer<unsigned char> letters_;
@@ -323,7 +324,7 @@ class GpuSwScorer final : public SwScorer {
 class GpuSwKernel final : public SwKernel {
  public:
   GpuSwKernel(int device, const SwScoring& scoring) : device_(device), scoring_(scoring) {
-    name_ = use_gpu(device);
+    name_ = engine::use_gpu(device);
     const ScoreMatrix& matrix = *scoring.matrix;
     codes_ = matrix.size() + 1;
     std::vector<short> table(static_cast<std::size_t>(codes_) * codes_, kPadScore);
@@ -373,18 +374,8 @@ class GpuSwKernel final : public SwKernel {
   mutable double kernel_seconds_ = 0;
 };
 
-GpuSwScorer::GpuSwScorer(const GpuSwKernel& kernel) : kernel_(kernel) {
-  check(cudaSetDevice(kernel.device_), "cudaSetDevice");
-  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-  check(cudaEventCreateWithFlags(&start_, cudaEventBlockingSync), "cudaEventCreate");
-  check(cudaEventCreateWithFlags(&stop_, cudaEventBlockingSync), "cudaEventCreate");
+GpuSwScorer::GpuSwScorer(const GpuSwKernel& kernel) : kernel_(kernel), device_(current_device(kernel.device_)) {
   counter_.reserve(1);
-}
-
-GpuSwScorer::~GpuSwScorer() {
-  cudaEventDestroy(start_);
-  cudaEventDestroy(stop_);
-  cudaStreamDestroy(stream_);
 }
 
 void GpuSwScorer::score(std::span<const std::uint8_t> query, const SwSequences& targets, std::size_t first,
@@ -393,7 +384,7 @@ void GpuSwScorer::score(std::span<const std::uint8_t> query, const SwSequences& 
   score_tile({query.data(), offsets, 1}, targets, {first, count, 0, 1}, scores);
 }
 
-void GpuSwScorer::score_tile(const SwSequences& queries, const SwSequences& targets, const WorkTile& tile,
+void GpuSwScorer::score_tile(const SwSequences& queries, const SwSequences& targets, const engine::WorkTile& tile,
                              int* scores) {
   if (tile.target_count == 0 || tile.query_count == 0) return;
   check(cudaSetDevice(kernel_.device_), "cudaSetDevice");
@@ -414,7 +405,7 @@ void GpuSwScorer::score_tile(const SwSequences& queries, const SwSequences& targ
   }
 }
 
-void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets, const WorkTile& tile,
+void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets, const engine::WorkTile& tile,
                          std::size_t begin, std::size_t end, bool striped, int* scores) {
   const std::size_t n = end - begin;
   const unsigned pairs = static_cast<unsigned>((tile.target_count + 1) / 2);

@@ -3,7 +3,6 @@
 #include <memory>
 #include <string>
 
-#include "kernels/cuda/gpu_devices.hpp"
 #include "kernels/sw_kernel.hpp"
 
 namespace hyalign::kernels::cuda {

@@ -14,7 +14,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/simd/papara_simd_common.hpp"
+#include "kernels/papara_encoding.hpp"
 #include "kernels/simd/scratch_buffer.hpp"
 
 namespace hyalign::kernels::simd {
@@ -32,7 +32,7 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
     profile_.reserve<V>(COLS * k_);
   }
 
-  void score_tile(const WorkTile& tile, ScoreSink& sink) override {
+  void score_tile(const engine::WorkTile& tile, engine::ScoreSink& sink) override {
     // Wider tiles are scored one vector-wide block at a time.
     for (std::size_t first = tile.first_target; first < tile.first_target + tile.target_count; first += W) {
       const std::size_t count = std::min(W, tile.first_target + tile.target_count - first);
@@ -42,7 +42,7 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
 
  private:
   void score_block(std::size_t first, std::size_t count, std::size_t first_query, std::size_t query_count,
-                   ScoreSink& sink) {
+                   engine::ScoreSink& sink) {
     build_masks(first, count);
     alignas(64) std::int16_t lanes[W];
     for (std::size_t q = first_query; q < first_query + query_count; ++q) {
@@ -50,7 +50,7 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
       if (!queries_.fits_int16[q] || m == 0) {
         // Too long for provably exact 16-bit lanes (or empty): the 32-bit reference kernel.
         for (std::size_t lane = 0; lane < count; ++lane)
-          sink.offer(q, papara_score_scalar(problem_.queries->residues(q), problem_.targets.branch(first + lane),
+          sink.offer(q, papara_score_scalar(problem_.queries->sequence(q), problem_.targets.branch(first + lane),
                                             problem_.scoring),
                      first + lane);
         continue;

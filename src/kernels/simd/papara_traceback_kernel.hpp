@@ -37,7 +37,7 @@
 #endif
 
 #include "kernels/simd/papara_simd.hpp"
-#include "kernels/simd/papara_simd_common.hpp"
+#include "kernels/papara_encoding.hpp"
 #include "kernels/simd/scratch_buffer.hpp"
 
 namespace hyalign::kernels::simd {
@@ -66,7 +66,7 @@ class SimdPaparaAligner final : public PaparaBatchAligner {
     const std::size_t count = queries.size();
     if (count == 0) return;
     const std::size_t n = problem_.targets.columns;
-    const SequenceArena& arena = *problem_.queries;
+    const StateSequences& arena = *problem_.queries;
     if (count > W || branches.size() != count || n == 0)
       throw std::invalid_argument("SimdPaparaAligner: batch does not fit the lanes");
     std::size_t m_max = 0;
@@ -74,7 +74,7 @@ class SimdPaparaAligner final : public PaparaBatchAligner {
     for (std::size_t lane = 0; lane < count; ++lane) {
       if (arena.length(queries[lane]) == 0) throw std::invalid_argument("SimdPaparaAligner: empty query");
       m_max = std::max(m_max, arena.length(queries[lane]));
-      for (StateSet s : arena.residues(queries[lane])) query_bits |= s;
+      for (StateSet s : arena.sequence(queries[lane])) query_bits |= s;
     }
     // Only the query's bits can make a test true: when they all fit in 16 bits, one test per cell.
     if (query_bits >> 16)
@@ -91,13 +91,13 @@ class SimdPaparaAligner final : public PaparaBatchAligner {
   void run(std::span<const std::size_t> queries, std::span<const std::size_t> branches, std::size_t m_max) {
     const std::size_t count = queries.size();
     const std::size_t n = problem_.targets.columns;
-    const SequenceArena& arena = *problem_.queries;
+    const StateSequences& arena = *problem_.queries;
 
     // Rows: the lanes' residue sets, low and high 16 bits; 0 past a lane's end.
     lanes16_.assign(m_max * W * (Wide ? 2 : 1), 0);
     row_end_.assign(m_max + 1, 0);
     for (std::size_t lane = 0; lane < count; ++lane) {
-      const auto residues = arena.residues(queries[lane]);
+      const auto residues = arena.sequence(queries[lane]);
       for (std::size_t j = 0; j < residues.size(); ++j) {
         lanes16_[j * W + lane] = static_cast<std::uint16_t>(residues[j]);
         if constexpr (Wide) lanes16_[(m_max + j) * W + lane] = static_cast<std::uint16_t>(residues[j] >> 16);

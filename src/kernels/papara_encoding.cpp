@@ -1,17 +1,17 @@
-#include "kernels/simd/papara_simd_common.hpp"
+#include "kernels/papara_encoding.hpp"
 
 #include <algorithm>
 
-namespace hyalign::kernels::simd {
+namespace hyalign::kernels {
 
 EncodedQueries encode_queries(const PaparaProblem& problem) {
   const auto& sets = problem.alphabet->residue_sets();
   EncodedQueries out;
   out.symbol_count = sets.size();
-  const SequenceArena& queries = *problem.queries;
+  const StateSequences& queries = *problem.queries;
   out.symbols.reserve(queries.total_residues());
   for (std::size_t q = 0; q < queries.size(); ++q) {
-    for (StateSet s : queries.residues(q)) {
+    for (StateSet s : queries.sequence(q)) {
       auto it = std::find(sets.begin(), sets.end(), s);
       // Queries hold only residue sets of the alphabet; anything else is matched like a gap would be.
       out.symbols.push_back(static_cast<std::uint8_t>(it - sets.begin()));
@@ -49,4 +49,4 @@ void BlockMasks::interleave(const PaparaProblem& problem, std::size_t first, std
   }
 }
 
-}  // namespace hyalign::kernels::simd
+}  // namespace hyalign::kernels

@@ -1,13 +1,13 @@
 #pragma once
-// ISA-independent parts of the inter-branch SIMD kernels: query encoding, the 16-bit safety bound,
-// and the per-block match masks. Compiled without special instruction-set flags.
+// What the PaPaRa SIMD and GPU kernels share, with no instruction-set flags: query encoding, the
+// 16-bit safety bound, and the per-block match masks.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "kernels/papara_kernel.hpp"
 
-namespace hyalign::kernels::simd {
+namespace hyalign::kernels {
 
 // Queries as indices into alphabet.residue_sets(), one contiguous buffer.
 struct EncodedQueries {
@@ -39,4 +39,4 @@ struct BlockMasks {
   void interleave(const PaparaProblem& problem, std::size_t first, std::size_t count, std::size_t lanes);
 };
 
-}  // namespace hyalign::kernels::simd
+}  // namespace hyalign::kernels

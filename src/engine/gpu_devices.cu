@@ -1,24 +1,28 @@
-#include "kernels/cuda/gpu_devices.hpp"
-
 #include <cuda_runtime.h>
 
-#include "kernels/cuda/cuda_support.cuh"
+#include <stdexcept>
 
-namespace hyalign::kernels::cuda {
+#include "engine/devices.hpp"
+
+namespace hyalign::engine {
 
 std::vector<GpuInfo> usable_gpus() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) return {};
+  int current = 0;
+  const bool had_current = cudaGetDevice(&current) == cudaSuccess;
   std::vector<GpuInfo> gpus;
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, d) != cudaSuccess || prop.major < 9) continue;  // DPX needs sm_90
     cudaSetDevice(d);
-    cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);  // waiting threads sleep instead of spinning
+    // Before the device's context exists: threads waiting on it sleep instead of spinning.
+    cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
     std::size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) continue;
     gpus.push_back({d, prop.name, free_bytes});
   }
+  if (had_current) cudaSetDevice(current);
   return gpus;
 }
 
@@ -31,10 +35,11 @@ std::string gpu_unavailable_reason() {
 }
 
 std::string use_gpu(int device) {
-  check(cudaSetDevice(device), "cudaSetDevice");
+  cudaError_t status = cudaSetDevice(device);
   cudaDeviceProp prop{};
-  check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  if (status == cudaSuccess) status = cudaGetDeviceProperties(&prop, device);
+  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA cudaSetDevice: ") + cudaGetErrorString(status));
   return "gpu" + std::to_string(device) + " (" + prop.name + ")";
 }
 
-}  // namespace hyalign::kernels::cuda
+}  // namespace hyalign::engine

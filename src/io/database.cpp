@@ -1,70 +1,23 @@
-#include "search/sequences.hpp"
+#include "io/database.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <cstddef>
 #include <cstring>
 #include <fstream>
-#include <numeric>
+#include <vector>
 
 #define XXH_INLINE_ALL  // header-only: no library to link or carry
 #include <xxhash.h>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/log.hpp"
 #include "io/atomic_output.hpp"
+#include "io/sequence_reader.hpp"
 
-namespace hyalign::search {
+namespace hyalign {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'Y', 'A', 'L', 'D', 'B', '0', '2'};  // name, then format version
-
-// Codes of `letters` written to `out` (which may be the letters' own bytes), alignment gaps dropped;
-// letters outside the matrix alphabet are counted in `unknown`. Returns the number written.
-std::size_t encode_residues(std::string_view letters, const ScoreMatrix& matrix, std::uint8_t* out,
-                            std::map<char, std::size_t>& unknown) {
-  std::size_t n = 0;
-  for (char c : letters) {
-    if (c == '-' || c == '.') continue;  // alignment gaps are not residues
-    if (!matrix.is_known(c)) ++unknown[c];
-    out[n++] = matrix.encode(c);
-  }
-  return n;
-}
-
-class FastaSource final : public SequenceSource {
- public:
-  FastaSource(const std::string& path, const ScoreMatrix& matrix, std::size_t max_residues)
-      : reader_(path), matrix_(matrix), max_residues_(std::max<std::size_t>(1, max_residues)) {}
-  bool next_chunk(EncodedSequences& chunk) override {
-    chunk.clear();
-    if (pending_) {
-      chunk.add(std::string_view(record_.name).substr(0, record_.id_length), record_.sequence, matrix_, next_id_++,
-                unknown_);
-      pending_ = false;
-    }
-    while (reader_.next(record_)) {
-      if (chunk.size() > 0 && chunk.residues.size() + record_.sequence.size() > max_residues_) {
-        pending_ = true;
-        return true;
-      }
-      chunk.add(std::string_view(record_.name).substr(0, record_.id_length), record_.sequence, matrix_, next_id_++,
-                unknown_);
-    }
-    return chunk.size() > 0;
-  }
-  const std::map<char, std::size_t>& unknown_letters() const override { return unknown_; }
-
- private:
-  SequenceReader reader_;
-  const ScoreMatrix& matrix_;
-  std::size_t max_residues_;
-  SequenceRecord record_;
-  bool pending_ = false;
-  std::size_t next_id_ = 0;
-  std::map<char, std::size_t> unknown_;
-};
 
 // Database file, format 2 (little-endian):
 //   "HYALDB02"
@@ -107,7 +60,7 @@ class DatabaseSource final : public SequenceSource {
       throw InputError(path, "truncated or damaged database: no end record (rebuild it with hyalign search makedb)");
     in_.seekg(8);
   }
-  bool next_chunk(EncodedSequences& chunk) override {
+  bool next_chunk(CodedSequences& chunk) override {
     chunk.clear();
     if (done_) return false;
     const ChunkHeader header = read_header();
@@ -140,6 +93,13 @@ class DatabaseSource final : public SequenceSource {
       if (name_offsets[i] > name_offsets[i + 1] || name_offsets[i + 1] > name_bytes || offsets[i] > offsets[i + 1] ||
           offsets[i + 1] > residues)
         damaged("bad offsets");
+    // Ids are input positions: a chunk holds the next `count` of them, in any order.
+    const std::uint64_t first_id = sequences_read_ - count;
+    std::vector<bool> seen(count);
+    for (std::size_t id : chunk.ids) {
+      if (id < first_id || id - first_id >= count || seen[id - first_id]) damaged("bad sequence ids");
+      seen[id - first_id] = true;
+    }
     std::uint8_t* data = chunk.residues.data();
     std::size_t out = 0;
     chunk.offsets.reserve(count + 1);
@@ -151,7 +111,7 @@ class DatabaseSource final : public SequenceSource {
     chunk.residues.resize(out);
     return true;
   }
-  const std::map<char, std::size_t>& unknown_letters() const override { return unknown_; }
+  const UnknownLetters& unknown_letters() const override { return unknown_; }
 
  private:
   ChunkHeader read_header() {
@@ -186,54 +146,20 @@ class DatabaseSource final : public SequenceSource {
   std::uint64_t sequences_read_ = 0;
   XXH3_state_t hash_{};
   bool done_ = false;
-  std::map<char, std::size_t> unknown_;
+  UnknownLetters unknown_;
 };
 
-// Any hyalign database, of any format version (a wrong version is reported, not read as FASTA).
+}  // namespace
+
 bool is_database(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char magic[8];
   return in.read(magic, 8) && std::memcmp(magic, kMagic, 6) == 0;
 }
 
-}  // namespace
 
-void EncodedSequences::add(std::string_view name, std::string_view letters, const ScoreMatrix& matrix, std::size_t id,
-                           std::map<char, std::size_t>& unknown) {
-  names.append(name);
-  name_offsets.push_back(names.size());
-  const std::size_t start = residues.size();
-  residues.resize(start + letters.size());
-  residues.resize(start + encode_residues(letters, matrix, residues.data() + start, unknown));
-  offsets.push_back(residues.size());
-  ids.push_back(id);
-}
-
-void EncodedSequences::clear() {
-  names.clear();
-  name_offsets.assign(1, 0);
-  residues.clear();
-  offsets.assign(1, 0);
-  ids.clear();
-}
-
-void warn_unknown_letters(const std::map<char, std::size_t>& unknown, const ScoreMatrix& matrix,
-                          std::string_view source) {
-  if (unknown.empty()) return;
-  std::string list;
-  for (auto [c, n] : unknown) {
-    const auto u = static_cast<unsigned char>(c);
-    list += fmt::format("{}{} ×{}", list.empty() ? "" : ", ",
-                        (u >= 0x21 && u < 0x7f) ? std::string(1, c) : fmt::format("\\x{:02x}", u), n);
-  }
-  log_warning("{}: letters outside the {} alphabet were read as {}: {}", source, matrix.name(),
-              matrix.decode(matrix.unknown_code()), list);
-}
-
-std::unique_ptr<SequenceSource> open_sequences(const std::string& path, const ScoreMatrix& matrix,
-                                               std::size_t max_residues) {
-  if (path != "-" && is_database(path)) return std::make_unique<DatabaseSource>(path, matrix);
-  return std::make_unique<FastaSource>(path, matrix, max_residues);
+std::unique_ptr<SequenceSource> open_database(const std::string& path, const ScoreMatrix& matrix) {
+  return std::make_unique<DatabaseSource>(path, matrix);
 }
 
 MakeDbReport write_database(const std::string& input, const std::string& output, std::size_t chunk_residues) {
@@ -300,4 +226,4 @@ MakeDbReport write_database(const std::string& input, const std::string& output,
   return report;
 }
 
-}  // namespace hyalign::search
+}  // namespace hyalign

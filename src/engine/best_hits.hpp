@@ -1,0 +1,61 @@
+#pragma once
+// The result every scoring run reduces to: the best k targets of each query. PaPaRa keeps its best
+// branch per query (k = 1), search its top hits (k = -k/--top): two policies of one type. Ties go
+// to the lower target index, so tables filled by any devices in any order and merged in any order
+// give the same lists; a table is also what MPI ranks will exchange and merge.
+#include <climits>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace hyalign::engine {
+
+struct ScoredTarget {
+  int score = INT_MIN;
+  std::size_t target = 0;
+};
+
+// Higher score first; among equal scores, the lower target index.
+inline bool ranks_before(const ScoredTarget& a, const ScoredTarget& b) {
+  return a.score != b.score ? a.score > b.score : a.target < b.target;
+}
+
+// Receives every (query, target) score a kernel computes.
+class ScoreSink {
+ public:
+  virtual ~ScoreSink() = default;
+  virtual void offer(std::size_t query, int score, std::size_t target) = 0;
+};
+
+class BestHits final : public ScoreSink {
+ public:
+  BestHits(std::size_t queries, std::size_t k) : k_(k < 1 ? 1 : k), lists_(queries) {}
+
+  void offer(std::size_t query, int score, std::size_t target) override {
+    const ScoredTarget hit{score, target};
+    std::vector<ScoredTarget>& list = lists_[query];
+    if (list.size() == k_ && !ranks_before(hit, list.back())) return;
+    auto at = list.end();
+    while (at != list.begin() && ranks_before(hit, *(at - 1))) --at;
+    list.insert(at, hit);
+    if (list.size() > k_) list.pop_back();
+  }
+  // The score a new target must reach to enter the query's list (INT_MIN while the list has room).
+  int floor(std::size_t query) const {
+    const auto& list = lists_[query];
+    return list.size() == k_ ? list.back().score : INT_MIN;
+  }
+  std::span<const ScoredTarget> of(std::size_t query) const { return lists_[query]; }
+  void merge(const BestHits& other) {
+    for (std::size_t q = 0; q < lists_.size(); ++q)
+      for (const ScoredTarget& hit : other.lists_[q]) offer(q, hit.score, hit.target);
+  }
+  std::size_t size() const { return lists_.size(); }
+  std::size_t k() const { return k_; }
+
+ private:
+  std::size_t k_;
+  std::vector<std::vector<ScoredTarget>> lists_;
+};
+
+}  // namespace hyalign::engine

@@ -1,0 +1,47 @@
+#include "engine/device_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace hyalign::engine {
+
+DeviceChoice parse_device_choice(std::string_view name) {
+  if (name == "auto") return DeviceChoice::automatic;
+  if (name == "cpu") return DeviceChoice::cpu;
+  if (name == "gpu") return DeviceChoice::gpu;
+  if (name == "all") return DeviceChoice::all;
+  throw UsageError(fmt::format("unknown device '{}': expected auto, cpu, gpu or all", name));
+}
+
+GpuSelection select_gpus(DeviceChoice choice, const std::string& unsupported_reason) {
+  if (choice == DeviceChoice::cpu) return {};
+  std::vector<GpuInfo> gpus = usable_gpus();
+  if (gpus.empty() && choice == DeviceChoice::gpu)
+    throw UsageError(fmt::format("--device gpu: no usable GPU: {}", gpu_unavailable_reason()));
+  const std::string reason = gpus.empty() ? gpu_unavailable_reason() : unsupported_reason;
+  if (!reason.empty()) return {{}, reason};
+  return {std::move(gpus), ""};
+}
+
+std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned threads, std::string_view cpu_name,
+                                            const std::vector<GpuInfo>& gpus, const std::vector<std::string>& gpu_names,
+                                            const WorkShape& shape) {
+  std::vector<WorkerGroup> groups;
+  threads = std::max(1u, threads);
+  if (choice != DeviceChoice::gpu || gpus.empty()) {
+    const auto gpu_cores = static_cast<unsigned>(shape.gpu_worker_needs_a_core ? gpus.size() : 0);
+    groups.push_back({std::string(cpu_name), threads > gpu_cores ? threads - gpu_cores : 1, 1});
+  }
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
+    std::size_t take = std::max<std::size_t>(1, shape.max_tiles_per_gpu_take);
+    if (shape.gpu_bytes_per_tile > 0)
+      take = std::clamp<std::size_t>(gpus[g].free_bytes / 2 / shape.gpu_bytes_per_tile, 1, take);
+    groups.push_back({gpu_names[g], 1, take});
+  }
+  return groups;
+}
+
+}  // namespace hyalign::engine

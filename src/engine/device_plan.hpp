@@ -1,0 +1,73 @@
+#pragma once
+// One device set-up for every tool: which GPUs score (from --device and what is present), a kernel
+// on each, and how many workers feed each device with how much work per take. A tool says what its
+// work looks like (WorkShape) and how to make its kernels; it never looks at devices itself.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/devices.hpp"
+#include "engine/scheduler.hpp"
+
+namespace hyalign::engine {
+
+struct WorkShape {
+  std::size_t max_tiles_per_gpu_take = std::size_t{1} << 20;
+  // Device memory one tile's results take on a GPU (0: the kernel keeps its memory bounded itself).
+  // A GPU takes at most what fits in half of its free memory.
+  std::size_t gpu_bytes_per_tile = 0;
+  // The GPU's worker thread does CPU work between takes (search ranks the GPU's scores), so it
+  // gets a core of its own, taken from the CPU workers.
+  bool gpu_worker_needs_a_core = false;
+};
+
+// The GPUs to score on for `choice`: none when there is no usable GPU or `unsupported_reason` is
+// not empty (`notice` then says why); --device gpu without any usable GPU is a UsageError.
+struct GpuSelection {
+  std::vector<GpuInfo> gpus;
+  std::string notice;
+};
+GpuSelection select_gpus(DeviceChoice choice, const std::string& unsupported_reason);
+
+// Worker groups: the CPU kernel's (unless --device gpu has GPUs) on `threads` workers, then one
+// worker per GPU.
+std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned threads, std::string_view cpu_name,
+                                            const std::vector<GpuInfo>& gpus, const std::vector<std::string>& gpu_names,
+                                            const WorkShape& shape);
+
+template <class Kernel>
+struct Devices {
+  std::unique_ptr<Kernel> cpu;  // always made: GPU kernels hand it the pairs they cannot take
+  std::vector<std::unique_ptr<Kernel>> gpus;
+  std::vector<WorkerGroup> groups;
+  std::vector<Kernel*> kernel_of_worker;
+  std::size_t workers() const { return kernel_of_worker.size(); }
+};
+
+// Sets up the devices of one run and logs them: the notice when GPUs are left out, then the
+// workers of each device.
+template <class Kernel>
+Devices<Kernel> plan_devices(DeviceChoice choice, unsigned threads, const std::string& gpu_unsupported_reason,
+                             std::unique_ptr<Kernel> cpu_kernel,
+                             const std::function<std::unique_ptr<Kernel>(int gpu)>& make_gpu_kernel,
+                             const WorkShape& shape) {
+  Devices<Kernel> d;
+  d.cpu = std::move(cpu_kernel);
+  const GpuSelection selection = select_gpus(choice, gpu_unsupported_reason);
+  if (!selection.notice.empty()) log_info("notice: scoring on the CPU only: {}", selection.notice);
+  std::vector<std::string> gpu_names;
+  for (const GpuInfo& gpu : selection.gpus) {
+    d.gpus.push_back(make_gpu_kernel(gpu.index));
+    gpu_names.emplace_back(d.gpus.back()->name());
+  }
+  d.groups = plan_worker_groups(choice, threads, d.cpu->name(), selection.gpus, gpu_names, shape);
+  const bool cpu_scores = d.groups.size() > d.gpus.size();
+  if (cpu_scores) d.kernel_of_worker.assign(d.groups.front().workers, d.cpu.get());
+  for (auto& gpu : d.gpus) d.kernel_of_worker.push_back(gpu.get());
+  log_worker_groups(d.groups);
+  return d;
+}
+
+}  // namespace hyalign::engine

@@ -1,0 +1,29 @@
+#pragma once
+// The processors a run may use: the --device choice and the GPUs present. Looking at the GPUs
+// changes nothing a caller can see (the calling thread's current device is kept).
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hyalign::engine {
+
+// Which processors score: `automatic` uses every GPU present plus the CPU cores.
+enum class DeviceChoice { automatic, cpu, gpu, all };
+DeviceChoice parse_device_choice(std::string_view name);  // throws UsageError for an unknown name
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;
+  std::size_t free_bytes = 0;
+};
+
+// GPUs of compute capability 9.0 or newer (the kernels use Hopper's DPX instructions). Without
+// CUDA at build time, or without a usable GPU at run time, empty; gpu_unavailable_reason() says why.
+std::vector<GpuInfo> usable_gpus();
+std::string gpu_unavailable_reason();
+
+// "gpuN (model name)", for logs; also makes `device` the current device of the calling thread.
+std::string use_gpu(int device);
+
+}  // namespace hyalign::engine

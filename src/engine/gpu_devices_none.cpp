@@ -1,0 +1,10 @@
+// Built when no CUDA compiler was found: no GPU is ever usable.
+#include "engine/devices.hpp"
+
+namespace hyalign::engine {
+
+std::vector<GpuInfo> usable_gpus() { return {}; }
+std::string gpu_unavailable_reason() { return "hyalign was built without CUDA"; }
+std::string use_gpu(int device) { return "gpu" + std::to_string(device); }
+
+}  // namespace hyalign::engine

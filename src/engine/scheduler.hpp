@@ -1,0 +1,41 @@
+#pragma once
+// The hybrid scheduler: every device worker (CPU SIMD threads, one thread per GPU) pulls tiles from
+// one queue until it is empty. CPU workers take one tile at a time, GPU workers a share of what is
+// left (at most max_tiles_per_take), so faster devices simply take more and the tail stays short.
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/log.hpp"
+#include "engine/work_queue.hpp"
+
+namespace hyalign::engine {
+
+// Workers that share one device.
+struct WorkerGroup {
+  std::string name;
+  unsigned workers = 1;                // threads feeding this device
+  std::size_t max_tiles_per_take = 1;  // 1 for CPU workers; many for a GPU
+};
+
+struct DeviceReport {
+  std::string name;
+  double cells = 0;         // cells scored
+  double busy_seconds = 0;  // summed over the device's workers
+  double cpu_seconds = 0;   // CPU time used by the device's worker threads
+  void add(const DeviceReport& other);
+};
+
+// Hands out the queue's tiles to the workers of every group until it is empty. Workers are
+// numbered group by group from 0; score(worker, tile) does the work and returns the cells it
+// scored. With `progress`, advances it by the tiles of each take.
+std::vector<DeviceReport> run_workers(const std::vector<WorkerGroup>& groups, TileQueue& queue, Progress* progress,
+                                      const std::function<double(std::size_t worker, const WorkTile&)>& score);
+
+// Logs one line naming the devices and their worker threads.
+void log_worker_groups(const std::vector<WorkerGroup>& groups);
+// Logs the share of the cells, busy time and CPU time of each device.
+void log_device_reports(const std::vector<DeviceReport>& reports);
+
+}  // namespace hyalign::engine
