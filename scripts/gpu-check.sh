@@ -32,7 +32,7 @@ log "build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON "${prefix[@]}" >/dev/null || exit 1
 cmake --build "$build" -j"$jobs" --target hyalign hyalign_tests hyalign_bench_papara hyalign_bench_sw_gpu 2>&1 |
   grep -E 'error|warning: .*(papara|sw)' ; [ -x "$build/hyalign" ] || { echo "build failed"; exit 1; }
-cuobjdump -sass "$build/src/CMakeFiles/hyalign_lib.dir/kernels/cuda/sw_cuda.cu.o" >"$out/sw_cuda.sass" 2>&1
+cuobjdump -sass "$build/src/CMakeFiles/hyalign_kernels.dir/kernels/cuda/sw_cuda.cu.o" >"$out/sw_cuda.sass" 2>&1
 
 declare -A result
 if want search; then
@@ -54,7 +54,7 @@ if want search; then
     tail -n 4 "/tmp/search_$device.log"
   done
   cmp -s /tmp/search_gpu.tsv /tmp/search_all.tsv && result[search_same]=yes || result[search_same]=NO
-  log "end to end: the same database in 4 chunks of 64 M residues (the next chunk is read while one is scored)"
+  log "end to end: the same database in 4 chunks of 64 MiB of residues (the next chunk is read while one is scored)"
   "$build/hyalign" search makedb -i /tmp/pseudo256.fasta -o /tmp/pseudo256_4.hdb --chunk-mb 64 2>&1 | tail -n 1
   start=$EPOCHREALTIME
   "$build/hyalign" search --device gpu -q $q -d /tmp/pseudo256_4.hdb -o /tmp/search_gpu4.tsv 2>/tmp/search_gpu4.log
