@@ -8,31 +8,17 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "io/text.hpp"
 #include "io/sequence_reader.hpp"
 
 namespace hyalign {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-void append_without_space(std::string& out, std::string_view s) {
-  for (char c : s)
-    if (!is_space(c)) out.push_back(c);
-}
-
-std::string excerpt(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 20)) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
-  if (s.size() > 20) out += "...";
-  return out;
-}
+using text::append_without_space;
+using text::excerpt;
+using text::is_space;
+using text::trim;
 
 void check_duplicates(const std::string& file, const RawAlignment& a) {
   std::unordered_map<std::string_view, std::size_t> seen;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "io/text.hpp"
 
 namespace hyalign {
 
@@ -27,27 +28,10 @@ constexpr unsigned kGzBuffer = 256 * 1024;                // zlib's input buffer
 #endif
 constexpr std::size_t kMaxLine = std::size_t(1) << 30;    // longest accepted line
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-// Appends s to out without any whitespace.
-void append_without_space(std::string& out, std::string_view s) {
-  for (char c : s)
-    if (!is_space(c)) out.push_back(c);
-}
-
-// First characters of a line for error messages, printable.
-std::string excerpt(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 20)) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
-  if (s.size() > 20) out += "...";
-  return out;
-}
+using text::append_without_space;
+using text::excerpt;
+using text::is_space;
+using text::trim;
 
 bool looks_like_phylip_header(std::string_view line) {
   line = trim(line);
@@ -233,6 +217,17 @@ struct SequenceReader::Impl {
     if (pending_name.empty()) throw InputError(name(), pending_line, "empty sequence name", 1);
   }
 
+  // Starts `record` from the pending header.
+  void take_pending(SequenceRecord& record) {
+    has_pending = false;
+    record.name = std::move(pending_name);
+    record.id_length = pending_id_length;
+    pending_name.clear();
+    record.line = pending_line;
+    record.sequence.clear();
+    record.quality.clear();
+  }
+
   bool next_fasta(SequenceRecord& record);
   bool next_fastq(SequenceRecord& record);
 };
@@ -263,13 +258,7 @@ SequenceReader::~SequenceReader() = default;
 
 bool SequenceReader::Impl::next_fasta(SequenceRecord& record) {
   if (!has_pending) return false;
-  has_pending = false;
-  record.name = std::move(pending_name);
-  record.id_length = pending_id_length;
-  pending_name.clear();
-  record.line = pending_line;
-  record.sequence.clear();
-  record.quality.clear();
+  take_pending(record);
   std::string_view line;
   while (lines.next(line)) {
     std::string_view t = trim(line);
@@ -296,13 +285,7 @@ bool SequenceReader::Impl::next_fastq(SequenceRecord& record) {
                        fmt::format("expected '@' starting a FASTQ record, found '{}'", excerpt(t)), 1);
     set_pending(t);
   }
-  has_pending = false;
-  record.name = std::move(pending_name);
-  record.id_length = pending_id_length;
-  pending_name.clear();
-  record.line = pending_line;
-  record.sequence.clear();
-  record.quality.clear();
+  take_pending(record);
 
   // Sequence lines up to the '+' line.
   std::size_t sequence_lines = 0;

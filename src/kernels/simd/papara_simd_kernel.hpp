@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/papara_encoding.hpp"
+#include "kernels/simd/papara_cell.hpp"
 #include "kernels/simd/scratch_buffer.hpp"
 
 namespace hyalign::kernels::simd {
@@ -114,10 +115,7 @@ class SimdPaparaScorer final : public PaparaBlockScorer {
         const V del = T::max(T::add(left_s, open_d[c]), T::add(left_d, extend_d[c]));
         ins[c] = T::max(T::add(s_up[c], open), T::add(ins[c], extend));
         const V s = T::max(mat, T::max(del, ins[c]));
-        diag = s_up[c];
-        s_up[c] = s;
-        left_s = s;
-        left_d = del;
+        advance_cell(diag, s_up[c], left_s, left_d, s, del);
       }
       s_line[j] = left_s;
       d_line[j] = left_d;

@@ -38,6 +38,7 @@
 
 #include "kernels/simd/papara_simd.hpp"
 #include "kernels/papara_encoding.hpp"
+#include "kernels/simd/papara_cell.hpp"
 #include "kernels/simd/scratch_buffer.hpp"
 
 namespace hyalign::kernels::simd {
@@ -194,10 +195,7 @@ class SimdPaparaAligner final : public PaparaBatchAligner {
         const V s = T::max(mat, gap);
         T::store_trace(tr + c * column_stride, T::gt(gap, mat), T::gt(ins[c], del), T::gt(d_ext, d_open),
                        T::gt(i_ext, i_open));
-        diag = s_up[c];
-        s_up[c] = s;
-        left_s = s;
-        left_d = del;
+        advance_cell(diag, s_up[c], left_s, left_d, s, del);
       }
       s_line[j] = left_s;
       d_line[j] = left_d;

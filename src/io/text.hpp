@@ -1,0 +1,30 @@
+#pragma once
+// Small text helpers the line-based readers share.
+#include <string>
+#include <string_view>
+
+namespace hyalign::text {
+
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Appends s to out without any whitespace.
+inline void append_without_space(std::string& out, std::string_view s) {
+  for (char c : s)
+    if (!is_space(c)) out.push_back(c);
+}
+
+// First characters of a line for error messages, printable.
+inline std::string excerpt(std::string_view s) {
+  std::string out;
+  for (char c : s.substr(0, 20)) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
+  if (s.size() > 20) out += "...";
+  return out;
+}
+
+}  // namespace hyalign::text
