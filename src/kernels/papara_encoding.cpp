@@ -9,14 +9,16 @@ EncodedQueries encode_queries(const PaparaProblem& problem) {
   EncodedQueries out;
   out.symbol_count = sets.size();
   const StateSequences& queries = *problem.queries;
-  out.symbols.reserve(queries.total_residues());
+  out.symbols.residues.reserve(queries.total_residues());
+  std::vector<std::uint8_t> symbols;
   for (std::size_t q = 0; q < queries.size(); ++q) {
+    symbols.clear();
     for (StateSet s : queries.sequence(q)) {
       auto it = std::find(sets.begin(), sets.end(), s);
       // Queries hold only residue sets of the alphabet; anything else is matched like a gap would be.
-      out.symbols.push_back(static_cast<std::uint8_t>(it - sets.begin()));
+      symbols.push_back(static_cast<std::uint8_t>(it - sets.begin()));
     }
-    out.offsets.push_back(out.symbols.size());
+    out.symbols.add("", symbols);
     out.fits_int16.push_back(fits_int16(queries.length(q), problem.targets.columns, problem.scoring) ? 1 : 0);
   }
   return out;

@@ -5,19 +5,19 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/sequence_batch.hpp"
 #include "kernels/papara_kernel.hpp"
 
 namespace hyalign::kernels {
 
-// Queries as indices into alphabet.residue_sets(), one contiguous buffer.
+// Queries as indices into alphabet.residue_sets() (the batch's residues), without names.
 struct EncodedQueries {
-  std::vector<std::size_t> offsets{0};
-  std::vector<std::uint8_t> symbols;
+  CodedSequences symbols;
   std::vector<std::uint8_t> fits_int16;  // 1 if every DP value of the query provably fits in int16
   std::size_t symbol_count = 0;          // K: size of the alphabet's residue set list
-  std::size_t size() const { return offsets.size() - 1; }
-  const std::uint8_t* query(std::size_t q) const { return symbols.data() + offsets[q]; }
-  std::size_t length(std::size_t q) const { return offsets[q + 1] - offsets[q]; }
+  std::size_t size() const { return symbols.size(); }
+  const std::uint8_t* query(std::size_t q) const { return symbols.sequence(q).data(); }
+  std::size_t length(std::size_t q) const { return symbols.length(q); }
 };
 
 EncodedQueries encode_queries(const PaparaProblem& problem);

@@ -156,8 +156,8 @@ class GpuKernel final : public PaparaKernel {
     const EncodedQueries encoded = encode_queries(problem);
     lengths_.resize(encoded.size());
     for (std::size_t q = 0; q < encoded.size(); ++q) lengths_[q] = encoded.length(q);
-    std::vector<unsigned long long> offsets(encoded.offsets.begin(), encoded.offsets.end());
-    symbols_.upload(encoded.symbols);
+    std::vector<unsigned long long> offsets(encoded.symbols.offsets.begin(), encoded.symbols.offsets.end());
+    symbols_.upload(encoded.symbols.residues);
     offsets_.upload(offsets);
 
     // Column words of branch pairs: symbol match bits and the gap signal of both branches.

@@ -19,7 +19,7 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/sw_kernel.hpp"
+#include "kernels/scalar/sw_scalar.hpp"
 
 namespace hyalign::kernels {
 
