@@ -8,9 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-aarch64}
-if ! command -v aarch64-linux-gnu-g++ >/dev/null; then
-  apt-get install -y -q g++-aarch64-linux-gnu >/dev/null
-fi
+scripts/install-deps.sh g++-aarch64-linux-gnu
 mkdir -p "$build"
 cat >"$build/toolchain.cmake" <<'TOOLCHAIN'
 set(CMAKE_SYSTEM_NAME Linux)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages hyalign needs to build and test. Idempotent; quiet when all is present.
+# Installs the Debian 12 packages hyalign needs to build and test, and any named as arguments (a
+# checking build's extras). Idempotent; quiet when all is present.
+# usage: scripts/install-deps.sh [PACKAGE...]
 set -euo pipefail
 packages=(build-essential cmake pkg-config zlib1g-dev libcli11-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev libparasail-dev libxxhash-dev
-          clang libclang-rt-dev)
+          clang libclang-rt-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
