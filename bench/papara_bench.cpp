@@ -4,10 +4,13 @@
 //   2. synthetic references of 1k, 10k and 100k columns (same reads), to show speed is flat in length;
 //   3. thread scaling of the fastest kernel.
 // With --gpu: the GPU kernel alone (kernel-only and end-to-end scoring GCUPS), all CPU cores alone,
-// and both together from one queue, on the q2_16S reference with the gut reads replicated N times
-// (--replicate N, default 20) so the GPU is full.
+// and both together from one queue, on three workloads: the q2_16S reference with the gut reads
+// (50-521 bp) replicated N times (--replicate N, default 20) so the GPU is full, the same reference
+// with 200 full-length reads (1.1-1.3 kb, long200.fasta) replicated N times, and the Pfam Pkinase
+// protein set with its reads replicated to 1e11 cells.
 // usage: hyalign_bench_papara [DATA_DIR] [--seconds S] [--gpu [--replicate N]]
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <random>
@@ -93,39 +96,74 @@ DeviceRun run_devices(const std::vector<papara::DeviceWorkers>& devices, const P
   return run;
 }
 
-int gpu_benchmark(const PaparaTargets& targets, const StateSequences& reads, std::size_t replicate) {
-  const auto gpus = engine::usable_gpus();
-  if (gpus.empty()) {
-    fmt::print("SKIPPED: GPU benchmark: {}\n", engine::gpu_unavailable_reason());
-    return 0;
-  }
+void gpu_benchmark(const std::string& workload, const PaparaTargets& targets, const Alphabet& alphabet,
+                   const StateSequences& reads, std::size_t replicate, const engine::GpuInfo& device) {
   StateSequences queries;
   for (std::size_t r = 0; r < replicate; ++r)
     for (std::size_t q = 0; q < reads.size(); ++q) queries.add(reads.name(q), reads.sequence(q));
-  const PaparaProblem problem{targets, &queries, &Alphabet::dna(), {}};
+  const PaparaProblem problem{targets, &queries, &alphabet, {}};
   const double cells = static_cast<double>(queries.total_residues()) * targets.columns * targets.count;
-  const auto gpu = cuda::make_papara_gpu_kernel(gpus[0].index, problem);
+  const auto gpu = cuda::make_papara_gpu_kernel(device.index, problem);
   const auto cpu = make_papara_cpu_kernel(KernelChoice::automatic, problem);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const papara::DeviceWorkers gpu_workers{gpu.get(), 1, 1u << 20}, cpu_workers{cpu.get(), cores, 1};
+  // The hybrid run is what --device auto plans: a core for the GPU's worker, the rest CPU workers.
+  const papara::DeviceWorkers gpu_workers{gpu.get(), 1, 1u << 20}, cpu_workers{cpu.get(), cores, 1},
+      cpu_beside_gpu{cpu.get(), std::max(1u, cores - 1), 1};
 
-  fmt::print("GPU benchmark: {} ({:.1f} GiB free), q2_16S reference × gut500 reads ×{} = {} queries, {:.3g} cells\n",
-             gpus[0].name, gpus[0].free_bytes / 1073741824.0, replicate, queries.size(), cells);
+  fmt::print("\nGPU benchmark: {} ({:.1f} GiB free), {} ×{} = {} queries, {} branches × {} columns, {:.3g} cells\n",
+             device.name, device.free_bytes / 1073741824.0, workload, replicate, queries.size(), targets.count,
+             targets.columns, cells);
   run_devices({gpu_workers}, problem, gpu.get());  // warm-up: context, module load, first allocations
   const DeviceRun g = run_devices({gpu_workers}, problem, gpu.get());
   const DeviceRun c = run_devices({cpu_workers}, problem, nullptr);
-  const DeviceRun h = run_devices({cpu_workers, gpu_workers}, problem, gpu.get());
+  const DeviceRun h = run_devices({cpu_beside_gpu, gpu_workers}, problem, gpu.get());
   fmt::print("{:<36} {:>10} {:>12} {:>14}\n", "scoring run", "wall s", "GCUPS", "kernel GCUPS");
   fmt::print("{:<36} {:>10.3f} {:>12.1f} {:>14.1f}\n", "GPU alone (" + std::string(gpu->name()) + ")", g.wall, g.gcups,
              g.kernel_gcups);
   fmt::print("{:<36} {:>10.3f} {:>12.1f} {:>14}\n", fmt::format("CPU alone ({} threads, {})", cores, cpu->name()),
              c.wall, c.gcups, "-");
-  fmt::print("{:<36} {:>10.3f} {:>12.1f} {:>14.1f}\n", "hybrid (CPU + GPU, one queue)", h.wall, h.gcups,
+  fmt::print("{:<36} {:>10.3f} {:>12.1f} {:>14.1f}\n",
+             fmt::format("hybrid ({} CPU threads + GPU, one queue)", cpu_beside_gpu.workers), h.wall, h.gcups,
              h.kernel_gcups);
+  fmt::print("GPU alone / CPU alone: {:.1f}x; hybrid wall / fastest alone: {:.3f}\n", c.wall / g.wall,
+             h.wall / std::min(g.wall, c.wall));
   fmt::print("hybrid / (GPU alone + CPU alone): {:.3f}; GPU share of cells in hybrid: {:.1f}%\n",
              h.gcups / (g.gcups + c.gcups), 100 * h.gpu_share);
   fmt::print("GPU feeding thread CPU time / wall: {:.1f}% (GPU alone), {:.1f}% (hybrid)\n",
              100 * g.feeder_cpu_fraction, 100 * h.feeder_cpu_fraction);
+}
+
+// Branch vectors of a reference alignment and tree with the queries beside them.
+struct Workload {
+  papara::PaparaInputs inputs;
+  papara::BranchVectors branches;
+  PaparaTargets targets() const { return {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}; }
+};
+
+Workload load_workload(const std::string& tree, const std::string& alignment, const std::string& queries,
+                       const Alphabet& alphabet) {
+  Workload w{papara::load_inputs({tree, alignment, queries}, alphabet, true), {}};
+  w.branches = papara::compute_branch_vectors(w.inputs, alphabet, papara::GapModel::probabilistic, 2);
+  return w;
+}
+
+int gpu_benchmarks(const std::string& data, std::size_t replicate) {
+  const auto gpus = engine::usable_gpus();
+  if (gpus.empty()) {
+    fmt::print("SKIPPED: GPU benchmark: {}\n", engine::gpu_unavailable_reason());
+    return 0;
+  }
+  const std::string q2 = data + "/papara/q2_16S/", pk = data + "/papara/protein_Pkinase/";
+  const Workload gut = load_workload(q2 + "ref.unrooted.nwk", q2 + "ref.phy", q2 + "gut500.fasta", Alphabet::dna());
+  gpu_benchmark("q2_16S × gut500 (50-521 bp)", gut.targets(), Alphabet::dna(), gut.inputs.queries, replicate, gpus[0]);
+  const Workload full = load_workload(q2 + "ref.unrooted.nwk", q2 + "ref.phy", q2 + "long200.fasta", Alphabet::dna());
+  gpu_benchmark("q2_16S × long200 (1.1-1.3 kb)", full.targets(), Alphabet::dna(), full.inputs.queries, replicate,
+                gpus[0]);
+  const Workload protein = load_workload(pk + "ref.tre", pk + "ref.phy", pk + "query.fasta", Alphabet::protein());
+  const double cells_per_copy = static_cast<double>(protein.inputs.queries.total_residues()) *
+                                protein.branches.columns * protein.branches.branches;
+  gpu_benchmark("Pkinase (Pfam) protein", protein.targets(), Alphabet::protein(), protein.inputs.queries,
+                static_cast<std::size_t>(std::ceil(1e11 / cells_per_copy)), gpus[0]);
   return 0;
 }
 
@@ -144,14 +182,11 @@ int main(int argc, char** argv) {
     else data = a;
   }
   Log::instance().set_quiet(true);
+  if (gpu) return gpu_benchmarks(data, replicate);
   const std::string q2 = data + "/papara/q2_16S/";
-  const papara::PaparaInputs inputs =
-      papara::load_inputs({q2 + "ref.unrooted.nwk", q2 + "ref.phy", q2 + "gut500.fasta"}, Alphabet::dna(), true);
-  const papara::BranchVectors branches =
-      papara::compute_branch_vectors(inputs, Alphabet::dna(), papara::GapModel::probabilistic, 2);
-  const PaparaTargets real{branches.branches, branches.columns, branches.states.data(), branches.cgap.data()};
-  const StateSequences& reads = inputs.queries;
-  if (gpu) return gpu_benchmark(real, reads, replicate);
+  const Workload gut = load_workload(q2 + "ref.unrooted.nwk", q2 + "ref.phy", q2 + "gut500.fasta", Alphabet::dna());
+  const PaparaTargets real = gut.targets();
+  const StateSequences& reads = gut.inputs.queries;
 
   std::vector<KernelChoice> kernels;
   for (KernelChoice k : {KernelChoice::scalar, KernelChoice::avx2, KernelChoice::avx512})

@@ -2,7 +2,8 @@
 # One command for the GPU machine: build with CUDA, run the GPU tests, the golden tests on the GPU,
 # the GPU benchmarks and end-to-end runs; prints a short table last.
 # usage: scripts/gpu-check.sh [BUILD_DIR]   (run from anywhere; needs cmake, g++, nvcc, zlib, fmt, CLI11, gtest)
-# SECTIONS (default "papara search") picks the parts to run. parasail (the test oracle) and the
+# SECTIONS (default "papara papara-e2e search") picks the parts to run (papara: GPU tests, goldens
+# and benchmarks; papara-e2e: hyalign papara end to end on every device; search). parasail (the test oracle) and the
 # xxHash header are taken from .deps/*.deb when present, since the GPU machine has no package
 # registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
 # libparasail8 libxxhash-dev)` where apt works, and carry .deps.
@@ -10,7 +11,7 @@ set -u
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
 jobs=$(nproc)
-sections=${SECTIONS:-papara search}
+sections=${SECTIONS:-papara papara-e2e search}
 out=${OUT:-/tmp}
 log() { printf '\n== %s\n' "$*"; }
 want() { [[ " $sections " == *" $1 "* ]]; }
@@ -65,30 +66,46 @@ fi
 
 if want papara; then
   log "PaPaRa GPU unit tests (GPU == scalar, hybrid scheduler)"
-  "$build/tests/hyalign_tests" --gtest_filter='PaparaGpu*:HybridScheduler*:PaparaGpuSupport*' 2>&1 | tail -n 15
+  "$build/tests/hyalign_tests" --gtest_filter='PaparaGpu*:HybridScheduler*:PaparaGpuSupport*:Scheduler*' 2>&1 | tail -n 15
   result[papara_unit]=${PIPESTATUS[0]}
   log "golden tests on the GPU"
   (cd "$build" && ctest -R 'cli_golden_device_(gpu|all)|cli_search' --output-on-failure >/tmp/golden_gpu.txt 2>&1)
   result[golden]=$?
   grep -E 'FAIL|golden:|tests passed' /tmp/golden_gpu.txt | head -n 20
-  log "PaPaRa GPU benchmark"
+  log "PaPaRa GPU benchmark (short reads, long reads, protein)"
   "$build/bench/hyalign_bench_papara" --gpu --replicate "${REPLICATE:-20}" | tee /tmp/gpu_bench.txt
-  log "end to end (hyalign papara, q2_16S reference, gut500 × ${REPLICATE:-20})"
+fi
+
+if want papara-e2e; then
   data=tests/data/papara/q2_16S
-  reads=$(mktemp --suffix=.fasta)
-  for r in $(seq 1 "${REPLICATE:-20}"); do sed "s/^>\(.*\)/>\1_r$r/" "$data/gut500.fasta"; done >"$reads"
-  for device in gpu all cpu; do
-    start=$EPOCHREALTIME
-    "$build/hyalign" papara --device "$device" -j "$jobs" -t "$data/ref.unrooted.nwk" -s "$data/ref.phy" -q "$reads" \
-      -o "/tmp/e2e_$device.phy" 2>"/tmp/e2e_$device.log"
-    result[papara_$device]=$(since "$start")
-    grep -E 'scored|%' "/tmp/e2e_$device.log"
-  done
-  cmp -s /tmp/e2e_gpu.phy /tmp/e2e_cpu.phy && cmp -s /tmp/e2e_all.phy /tmp/e2e_cpu.phy && result[papara_same]=yes ||
-    result[papara_same]=NO
+  pk=tests/data/papara/protein_Pkinase
+  # replicate FILE N: the FASTA records of FILE N times, renamed apart.
+  replicate() { awk -v n="$2" '{l[NR] = $0} END {for (r = 1; r <= n; ++r) for (i = 1; i <= NR; ++i) print (l[i] ~ /^>/ ? l[i] "_r" r : l[i])}' "$1"; }
+  replicate "$data/gut500.fasta" "${REPLICATE:-20}" >/tmp/gut_reads.fasta
+  replicate "$data/long200.fasta" "${REPLICATE:-20}" >/tmp/long_reads.fasta
+  replicate "$pk/query.fasta" "${PROTEIN_COPIES:-3400}" >/tmp/protein_reads.fasta
+  # e2e NAME READS PAPARA_ARGS...: hyalign papara on every device; wall times and whether outputs agree.
+  e2e() {
+    local name=$1 reads=$2
+    shift 2
+    log "end to end: hyalign papara $name ($(grep -c '>' "$reads") reads)"
+    for device in gpu auto cpu; do
+      local start=$EPOCHREALTIME
+      "$build/hyalign" papara --device "$device" -j "$jobs" "$@" -q "$reads" -o "/tmp/e2e_${name}_$device.phy" \
+        2>"/tmp/e2e_${name}_$device.log"
+      result[${name}_$device]=$(since "$start")
+      grep -E 'scored|%' "/tmp/e2e_${name}_$device.log"
+    done
+    cmp -s "/tmp/e2e_${name}_gpu.phy" "/tmp/e2e_${name}_cpu.phy" && cmp -s "/tmp/e2e_${name}_auto.phy" "/tmp/e2e_${name}_cpu.phy" &&
+      result[${name}_same]=yes || result[${name}_same]=NO
+  }
+  e2e gut500x${REPLICATE:-20} /tmp/gut_reads.fasta -t "$data/ref.unrooted.nwk" -s "$data/ref.phy"
+  e2e long200x${REPLICATE:-20} /tmp/long_reads.fasta -t "$data/ref.unrooted.nwk" -s "$data/ref.phy"
+  e2e pkinase_x${PROTEIN_COPIES:-3400} /tmp/protein_reads.fasta -a -t "$pk/ref.tre" -s "$pk/ref.phy"
 fi
 
 log "summary"
 for key in $(printf '%s\n' "${!result[@]}" | sort); do printf '%-24s %s\n' "$key" "${result[$key]}"; done
 want search && grep -E 'GCUPS|checked' /tmp/sw_bench.txt
-want papara && tail -n 6 /tmp/gpu_bench.txt
+want papara && grep -E 'GPU benchmark|alone|hybrid' /tmp/gpu_bench.txt
+exit 0

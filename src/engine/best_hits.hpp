@@ -25,20 +25,27 @@ class ScoreSink {
  public:
   virtual ~ScoreSink() = default;
   virtual void offer(std::size_t query, int score, std::size_t target) = 0;
+  // The scores of targets first_target .. first_target + count - 1 for one query.
+  virtual void offer_row(std::size_t query, const int* scores, std::size_t first_target, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) offer(query, scores[i], first_target + i);
+  }
 };
 
 class BestHits final : public ScoreSink {
  public:
   BestHits(std::size_t queries, std::size_t k) : k_(k < 1 ? 1 : k), lists_(queries) {}
 
-  void offer(std::size_t query, int score, std::size_t target) override {
-    const ScoredTarget hit{score, target};
-    std::vector<ScoredTarget>& list = lists_[query];
-    if (list.size() == k_ && !ranks_before(hit, list.back())) return;
-    auto at = list.end();
-    while (at != list.begin() && ranks_before(hit, *(at - 1))) --at;
-    list.insert(at, hit);
-    if (list.size() > k_) list.pop_back();
+  void offer(std::size_t query, int score, std::size_t target) override { add(query, score, target); }
+  // A row is folded in one pass; with k = 1 only its best (first highest) score is offered.
+  void offer_row(std::size_t query, const int* scores, std::size_t first_target, std::size_t count) override {
+    if (k_ > 1) {
+      for (std::size_t i = 0; i < count; ++i) add(query, scores[i], first_target + i);
+      return;
+    }
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < count; ++i)
+      if (scores[i] > scores[best]) best = i;
+    if (count > 0) add(query, scores[best], first_target + best);
   }
   // The score a new target must reach to enter the query's list (INT_MIN while the list has room).
   int floor(std::size_t query) const {
@@ -48,12 +55,22 @@ class BestHits final : public ScoreSink {
   std::span<const ScoredTarget> of(std::size_t query) const { return lists_[query]; }
   void merge(const BestHits& other) {
     for (std::size_t q = 0; q < lists_.size(); ++q)
-      for (const ScoredTarget& hit : other.lists_[q]) offer(q, hit.score, hit.target);
+      for (const ScoredTarget& hit : other.lists_[q]) add(q, hit.score, hit.target);
   }
   std::size_t size() const { return lists_.size(); }
   std::size_t k() const { return k_; }
 
  private:
+  void add(std::size_t query, int score, std::size_t target) {
+    const ScoredTarget hit{score, target};
+    std::vector<ScoredTarget>& list = lists_[query];
+    if (list.size() == k_ && !ranks_before(hit, list.back())) return;
+    auto at = list.end();
+    while (at != list.begin() && ranks_before(hit, *(at - 1))) --at;
+    list.insert(at, hit);
+    if (list.size() > k_) list.pop_back();
+  }
+
   std::size_t k_;
   std::vector<std::vector<ScoredTarget>> lists_;
 };

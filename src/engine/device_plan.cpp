@@ -32,7 +32,7 @@ std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned thread
   std::vector<WorkerGroup> groups;
   threads = std::max(1u, threads);
   if (choice != DeviceChoice::gpu || gpus.empty()) {
-    const auto gpu_cores = static_cast<unsigned>(shape.gpu_worker_needs_a_core ? gpus.size() : 0);
+    const auto gpu_cores = static_cast<unsigned>(gpus.size());
     groups.push_back({std::string(cpu_name), threads > gpu_cores ? threads - gpu_cores : 1, 1});
   }
   for (std::size_t g = 0; g < gpus.size(); ++g) {

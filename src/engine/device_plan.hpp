@@ -18,9 +18,6 @@ struct WorkShape {
   // Device memory one tile's results take on a GPU (0: the kernel keeps its memory bounded itself).
   // A GPU takes at most what fits in half of its free memory.
   std::size_t gpu_bytes_per_tile = 0;
-  // The GPU's worker thread does CPU work between takes (search ranks the GPU's scores), so it
-  // gets a core of its own, taken from the CPU workers.
-  bool gpu_worker_needs_a_core = false;
 };
 
 // The GPUs to score on for `choice`: none when there is no usable GPU or `unsupported_reason` is
@@ -31,8 +28,9 @@ struct GpuSelection {
 };
 GpuSelection select_gpus(DeviceChoice choice, const std::string& unsupported_reason);
 
-// Worker groups: the CPU kernel's (unless --device gpu has GPUs) on `threads` workers, then one
-// worker per GPU.
+// Worker groups: the CPU kernel's (unless --device gpu has GPUs), then one worker per GPU. A GPU's
+// worker does CPU work between takes (it folds or ranks the GPU's scores), so it gets a core of its
+// own, taken from the `threads` CPU workers: a fast GPU never waits for a time slice.
 std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned threads, std::string_view cpu_name,
                                             const std::vector<GpuInfo>& gpus, const std::vector<std::string>& gpu_names,
                                             const WorkShape& shape);

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -18,6 +19,66 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+// Tiles per second of each device, measured: a CPU worker over all its group's tiles, a GPU over
+// its last take (its rate grows with the size of a take). A GPU takes its device's share of the
+// total rate, so that every device finishes together; a CPU worker stops once the others would
+// finish the rest before it finished one more tile. So a mix is never slower than its fastest
+// member. Until every device has a rate, a GPU takes small probes that double (a slow GPU holds
+// little, a fast one is soon busy).
+class RateMeter {
+ public:
+  explicit RateMeter(const std::vector<WorkerGroup>& groups)
+      : groups_(groups), tiles_(groups.size()), seconds_(groups.size()), probe_(groups.size()) {
+    std::size_t workers = 0;
+    for (const WorkerGroup& g : groups) workers += g.workers, active_.push_back(g.workers);
+    std::fill(probe_.begin(), probe_.end(), workers);
+  }
+
+  void record(std::size_t group, std::size_t tiles, double seconds) {
+    std::lock_guard lock(mutex_);
+    const bool last_take_only = is_gpu(group);
+    tiles_[group] = static_cast<double>(tiles) + (last_take_only ? 0 : tiles_[group]);
+    seconds_[group] = seconds + (last_take_only ? 0 : seconds_[group]);
+  }
+
+  // Tiles for a GPU worker of `group` to take out of `remaining`.
+  std::size_t gpu_take(std::size_t group, std::size_t remaining) {
+    std::lock_guard lock(mutex_);
+    std::size_t tiles = probe_[group];
+    if (measured()) tiles = static_cast<std::size_t>(static_cast<double>(remaining) * rate(group) / total_rate());
+    else probe_[group] *= 2;
+    return std::clamp<std::size_t>(tiles, 1, groups_[group].max_tiles_per_take);
+  }
+
+  // Whether a CPU worker of `group` should stop, leaving `remaining` tiles to faster devices.
+  bool cpu_worker_retires(std::size_t group, std::size_t remaining) {
+    std::lock_guard lock(mutex_);
+    bool gpus = false;
+    for (std::size_t g = 0; g < groups_.size(); ++g) gpus = gpus || (is_gpu(g) && active_[g] > 0);
+    if (!gpus || !measured()) return false;
+    const double others = total_rate() - rate(group);
+    if (others <= 0 || static_cast<double>(remaining) / others >= 1 / rate(group)) return false;
+    --active_[group];
+    return true;
+  }
+
+ private:
+  bool is_gpu(std::size_t g) const { return groups_[g].max_tiles_per_take > 1; }
+  double rate(std::size_t g) const { return tiles_[g] / seconds_[g]; }
+  bool measured() const {
+    return std::all_of(seconds_.begin(), seconds_.end(), [](double s) { return s > 0; });
+  }
+  double total_rate() const {
+    double total = 0;
+    for (std::size_t g = 0; g < groups_.size(); ++g) total += rate(g) * active_[g];
+    return total;
+  }
+  const std::vector<WorkerGroup>& groups_;
+  std::mutex mutex_;
+  std::vector<double> tiles_, seconds_;
+  std::vector<std::size_t> probe_, active_;
+};
+
 }  // namespace
 
 void DeviceReport::add(const DeviceReport& other) {
@@ -25,40 +86,38 @@ void DeviceReport::add(const DeviceReport& other) {
   busy_seconds += other.busy_seconds;
   cpu_seconds += other.cpu_seconds;
 }
-
 std::vector<DeviceReport> run_workers(
     const std::vector<WorkerGroup>& groups, TileQueue& queue, Progress* progress,
     const std::function<double(std::size_t worker, const WorkTile&)>& score) {
   std::vector<std::size_t> group_of_worker;
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (unsigned w = 0; w < groups[g].workers; ++w) group_of_worker.push_back(g);
-  // A GPU's share of what is left: a third while CPU workers take tiles too, else an equal split.
-  bool only_gpus = true;
-  std::size_t gpu_workers = 0;
-  for (const WorkerGroup& g : groups) (g.max_tiles_per_take > 1 ? gpu_workers += g.workers : only_gpus = false);
-  const std::size_t share_divisor = only_gpus ? gpu_workers : 3;
+  RateMeter rates(groups);
 
   std::vector<DeviceReport> reports;
   for (const WorkerGroup& g : groups) reports.push_back({g.name, 0, 0, 0});
   std::mutex report_mutex;
   parallel_for(group_of_worker.size(), static_cast<unsigned>(group_of_worker.size()), [&](std::size_t w, unsigned) {
-    const WorkerGroup& group = groups[group_of_worker[w]];
+    const std::size_t g = group_of_worker[w];
     double cells = 0;
     const double cpu_start = thread_cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
+    const bool gpu = groups[g].max_tiles_per_take > 1;
     while (true) {
-      std::size_t take = 1;
-      if (group.max_tiles_per_take > 1)
-        take = std::min(group.max_tiles_per_take, std::max<std::size_t>(1, queue.remaining() / share_divisor));
-      const auto tile = queue.take(take);
+      const std::size_t remaining = queue.remaining();
+      if (!gpu && rates.cpu_worker_retires(g, remaining)) break;
+      const auto tile = queue.take(gpu ? rates.gpu_take(g, remaining) : 1);
       if (!tile) break;
+      const auto take_start = std::chrono::steady_clock::now();
       cells += score(w, *tile);
-      if (progress) progress->advance(queue.tiles_in(*tile));
+      const std::size_t tiles = queue.tiles_in(*tile);
+      rates.record(g, tiles, std::chrono::duration<double>(std::chrono::steady_clock::now() - take_start).count());
+      if (progress) progress->advance(tiles);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double cpu = thread_cpu_seconds() - cpu_start;
     std::lock_guard lock(report_mutex);
-    reports[group_of_worker[w]].add({"", cells, seconds, cpu});
+    reports[g].add({"", cells, seconds, cpu});
   });
   return reports;
 }

@@ -1,6 +1,8 @@
 #include "kernels/papara_encoding.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 
 namespace hyalign::kernels {
 
@@ -8,16 +10,20 @@ EncodedQueries encode_queries(const PaparaProblem& problem) {
   const auto& sets = problem.alphabet->residue_sets();
   EncodedQueries out;
   out.symbol_count = sets.size();
+  // Queries hold only residue sets of the alphabet; anything else is matched like a gap would be
+  // (symbol K). Plain residues, one state each, are looked up by their bit.
+  const auto symbol_of_set = [&sets](StateSet s) {
+    return static_cast<std::uint8_t>(std::find(sets.begin(), sets.end(), s) - sets.begin());
+  };
+  std::array<std::uint8_t, 8 * sizeof(StateSet)> symbol_of_state{};
+  for (std::size_t bit = 0; bit < symbol_of_state.size(); ++bit) symbol_of_state[bit] = symbol_of_set(StateSet{1} << bit);
   const StateSequences& queries = *problem.queries;
   out.symbols.residues.reserve(queries.total_residues());
   std::vector<std::uint8_t> symbols;
   for (std::size_t q = 0; q < queries.size(); ++q) {
     symbols.clear();
-    for (StateSet s : queries.sequence(q)) {
-      auto it = std::find(sets.begin(), sets.end(), s);
-      // Queries hold only residue sets of the alphabet; anything else is matched like a gap would be.
-      symbols.push_back(static_cast<std::uint8_t>(it - sets.begin()));
-    }
+    for (StateSet s : queries.sequence(q))
+      symbols.push_back(std::has_single_bit(s) ? symbol_of_state[std::countr_zero(s)] : symbol_of_set(s));
     out.symbols.add("", symbols);
     out.fits_int16.push_back(fits_int16(queries.length(q), problem.targets.columns, problem.scoring) ? 1 : 0);
   }

@@ -303,7 +303,7 @@ void run_search(const SearchOptions& o) {
   const unsigned threads = std::max(1u, o.threads);
   auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel());
   const std::size_t block = cpu_kernel->lanes() * 32;
-  const engine::WorkShape shape{std::max<std::size_t>(1, (std::size_t{1} << 26) / block), block * sizeof(int), true};
+  const engine::WorkShape shape{std::max<std::size_t>(1, (std::size_t{1} << 26) / block), block * sizeof(int)};
   auto devices = engine::plan_devices<kernels::SwKernel>(
       o.device, threads, kernels::cuda::sw_gpu_unsupported_reason(scoring.kernel()), std::move(cpu_kernel),
       [&](int gpu) { return kernels::cuda::make_sw_gpu_kernel(gpu, scoring.kernel()); }, shape);

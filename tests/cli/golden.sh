@@ -46,6 +46,15 @@ check q2_default "$q/expected.query.default.phy" -- -t "$q/ref.unrooted.nwk" -s 
 check q2_no_ref_gaps "$q/expected.query.no_ref_gaps.phy" -- -r -t "$q/ref.unrooted.nwk" -s "$q/ref.phy" -q "$q/query.fasta"
 check q2_fasta_output "$q/expected.query.fasta_output.fasta" -- -g -t "$q/ref.unrooted.nwk" -s "$q/ref.phy" -q "$q/query.fasta"
 check q2_gut60_j2 "$q/expected.gut60.default.phy" -- -j 2 -t "$q/ref.unrooted.nwk" -s "$q/ref.phy" -q "$q/gut60.fas"
+for fam in Pkinase RRM_1; do
+  pk=$data/protein_$fam
+  check "protein_${fam}_default" "$pk/expected.default.phy" -- -a -t "$pk/ref.tre" -s "$pk/ref.phy" -q "$pk/query.fasta"
+  check "protein_${fam}_cgap_rules" "$pk/expected.cgap_rules.phy" -- -a -c -t "$pk/ref.tre" -s "$pk/ref.phy" -q "$pk/query.fasta"
+done
+# Long reads (20 full-length 16S reads, 1.1-1.3 kb): no reference-tool output; hyalign's own
+# output guards the CPU, GPU and mixed paths against each other.
+head -n 40 "$q/long200.fasta" >"$work/long20.fasta"
+check q2_long20 "$q/expected.long20.hyalign.phy" -- -t "$q/ref.unrooted.nwk" -s "$q/ref.phy" -q "$work/long20.fasta"
 # hyalign extensions that must not change the result
 check q2_rooted_tree "$q/expected.query.default.phy" -- -t "$q/ref.nwk" -s "$q/ref.phy" -q "$q/query.fasta"
 check q2_fasta_reference "$q/expected.query.default.phy" -- -t "$q/ref.unrooted.nwk" -s "$q/ref.fasta" -q "$q/query.fasta"

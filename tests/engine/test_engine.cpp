@@ -1,12 +1,15 @@
-// The tool-neutral engine: best-hit tables and device planning.
+// The tool-neutral engine: best-hit tables, device planning and the scheduler's shares.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "engine/best_hits.hpp"
 #include "engine/device_plan.hpp"
+#include "engine/scheduler.hpp"
 
 using namespace hyalign::engine;
 
@@ -52,6 +55,28 @@ TEST(BestHits, AnySplitAndMergeOrderGivesTheSameLists) {
   }
 }
 
+// A row offered at once (the GPU's fold) keeps exactly what offering its scores one by one keeps.
+TEST(BestHits, RowOfferEqualsSingleOffers) {
+  std::mt19937 rng(9);
+  for (std::size_t k : {1, 3}) {
+    BestHits rows(2, k), singles(2, k);
+    for (int round = 0; round < 50; ++round) {
+      const std::size_t q = rng() % 2, first = rng() % 100, count = rng() % 40;
+      std::vector<int> scores(count);
+      for (int& v : scores) v = static_cast<int>(rng() % 6);  // many ties
+      rows.offer_row(q, scores.data(), first, count);
+      for (std::size_t i = 0; i < count; ++i) singles.offer(q, scores[i], first + i);
+    }
+    for (std::size_t q = 0; q < 2; ++q) {
+      ASSERT_EQ(rows.of(q).size(), singles.of(q).size());
+      for (std::size_t i = 0; i < rows.of(q).size(); ++i) {
+        EXPECT_EQ(rows.of(q)[i].score, singles.of(q)[i].score);
+        EXPECT_EQ(rows.of(q)[i].target, singles.of(q)[i].target);
+      }
+    }
+  }
+}
+
 TEST(BestHits, FloorIsTheLastScoreOnceFull) {
   BestHits best(1, 2);
   EXPECT_EQ(best.floor(0), INT_MIN);
@@ -68,7 +93,6 @@ TEST(DevicePlan, WorkersPerDeviceAndTakesFromFreeMemory) {
   WorkShape shape;
   shape.max_tiles_per_gpu_take = 1000;
   shape.gpu_bytes_per_tile = 4096;
-  shape.gpu_worker_needs_a_core = true;
   const auto groups = plan_worker_groups(DeviceChoice::automatic, 8, "cpu", gpus, {"gpu0", "gpu1"}, shape);
   ASSERT_EQ(groups.size(), 3u);
   EXPECT_EQ(groups[0].workers, 6u);                // a core for each GPU's worker
@@ -85,4 +109,46 @@ TEST(DevicePlan, CpuChoiceSelectsNoGpu) {
   const GpuSelection none = select_gpus(DeviceChoice::cpu, "");
   EXPECT_TRUE(none.gpus.empty());
   EXPECT_TRUE(none.notice.empty());
+}
+
+namespace {
+
+// Seconds to score `tiles` tiles of `cells` each on a fake device that does `tiles_per_second`.
+double run_fake(const std::vector<WorkerGroup>& groups, const std::vector<double>& tiles_per_second, std::size_t tiles,
+                std::vector<DeviceReport>& reports) {
+  std::vector<std::size_t> group_of_worker;
+  for (std::size_t g = 0; g < groups.size(); ++g) group_of_worker.insert(group_of_worker.end(), groups[g].workers, g);
+  TileQueue queue(tiles, 1, 1, 1);
+  const auto start = std::chrono::steady_clock::now();
+  reports = run_workers(groups, queue, nullptr, [&](std::size_t w, const WorkTile& tile) {
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(static_cast<double>(tile.target_count) / tiles_per_second[group_of_worker[w]]));
+    return static_cast<double>(tile.target_count);
+  });
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+// A device far faster than the CPU workers together takes its share by measured rate and a slow
+// one takes little: either mix finishes no later than its fastest device alone (a fixed third per
+// take made a slow device hold the run up), every tile is scored once, and both devices take work.
+TEST(Scheduler, SharesByMeasuredRateSoTheMixIsNeverSlowerThanItsFastestDevice) {
+  const std::vector<WorkerGroup> cpu{{"cpu", 2, 1}}, gpu{{"gpu", 1, 1u << 20}};
+  const std::vector<WorkerGroup> both{cpu[0], gpu[0]};
+  const std::size_t tiles = 2000;
+  std::vector<DeviceReport> reports;
+  const double fast_alone = run_fake(gpu, {5000}, tiles, reports);
+  const double fast_mixed = run_fake(both, {125, 5000}, tiles, reports);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].cells + reports[1].cells, static_cast<double>(tiles));
+  EXPECT_GT(reports[0].cells, 0);
+  EXPECT_GT(reports[1].cells / tiles, 0.85);
+  EXPECT_LT(fast_mixed, fast_alone * 1.1 + 0.02) << "mixed " << fast_mixed << " s, fast device alone " << fast_alone;
+
+  const double cpu_alone = run_fake(cpu, {1000}, tiles, reports);
+  const double slow_mixed = run_fake(both, {1000, 50}, tiles, reports);
+  EXPECT_EQ(reports[0].cells + reports[1].cells, static_cast<double>(tiles));
+  EXPECT_GT(reports[1].cells, 0);
+  EXPECT_LT(slow_mixed, cpu_alone * 1.1 + 0.02) << "mixed " << slow_mixed << " s, CPU alone " << cpu_alone;
 }

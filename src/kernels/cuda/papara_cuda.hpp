@@ -8,9 +8,9 @@
 
 namespace hyalign::kernels::cuda {
 
-// Why this problem cannot run on the GPU kernel at all ("" when it can): protein data, or scoring
-// parameters outside what the packed kernel handles exactly. Single queries it cannot take (too
-// long for 16-bit rows) are scored on the CPU by the GPU worker itself.
+// Why this problem cannot run on the GPU ("" when it can): only an alphabet of more residue sets
+// than a column word holds. Every query length and every scoring runs on the GPU: 16x2 lanes where
+// the scores provably fit, 32-bit lanes otherwise.
 std::string gpu_unsupported_reason(const PaparaProblem& problem);
 
 // One kernel per GPU; uploads the branch and query data to that device.
