@@ -1,6 +1,7 @@
 #include "engine/device_plan.hpp"
 
 #include <algorithm>
+#include <future>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,11 @@ DeviceChoice parse_device_choice(std::string_view name) {
   if (name == "gpu") return DeviceChoice::gpu;
   if (name == "all") return DeviceChoice::all;
   throw UsageError(fmt::format("unknown device '{}': expected auto, cpu, gpu or all", name));
+}
+
+std::future<void> start_gpu_enumeration(DeviceChoice choice) {
+  if (choice == DeviceChoice::cpu) return {};
+  return std::async(std::launch::async, [] { usable_gpus(); });
 }
 
 GpuSelection select_gpus(DeviceChoice choice, const std::string& unsupported_reason) {

@@ -2,6 +2,7 @@
 // The processors a run may use: the --device choice and the GPUs present. Looking at the GPUs
 // changes nothing a caller can see (the calling thread's current device is kept).
 #include <cstddef>
+#include <future>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,9 +19,14 @@ struct GpuInfo {
   std::size_t free_bytes = 0;
 };
 
-// GPUs of compute capability 9.0 or newer (the kernels use Hopper's DPX instructions). Without
-// CUDA at build time, or without a usable GPU at run time, empty; gpu_unavailable_reason() says why.
+// GPUs of compute capability 9.0 or newer (the kernels use Hopper's DPX instructions), with their
+// free memory when first asked (the enumeration is done once per process). Without CUDA at build
+// time, or without a usable GPU at run time, empty; gpu_unavailable_reason() says why.
 std::vector<GpuInfo> usable_gpus();
+
+// Starts the GPU enumeration (CUDA's start-up, a few hundred milliseconds) on a background thread
+// unless `choice` is cpu, so that it overlaps reading the inputs. The future is ready when done.
+std::future<void> start_gpu_enumeration(DeviceChoice choice);
 std::string gpu_unavailable_reason();
 
 // "gpuN (model name)", for logs; also makes `device` the current device of the calling thread.

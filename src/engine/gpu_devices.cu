@@ -6,7 +6,9 @@
 
 namespace hyalign::engine {
 
-std::vector<GpuInfo> usable_gpus() {
+namespace {
+
+std::vector<GpuInfo> enumerate_gpus() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) return {};
   int current = 0;
@@ -23,6 +25,13 @@ std::vector<GpuInfo> usable_gpus() {
     gpus.push_back({d, prop.name, free_bytes});
   }
   if (had_current) cudaSetDevice(current);
+  return gpus;
+}
+
+}  // namespace
+
+std::vector<GpuInfo> usable_gpus() {
+  static const std::vector<GpuInfo> gpus = enumerate_gpus();  // CUDA starts once, on the first call
   return gpus;
 }
 

@@ -17,16 +17,17 @@ EncodedQueries encode_queries(const PaparaProblem& problem) {
   };
   std::array<std::uint8_t, 8 * sizeof(StateSet)> symbol_of_state{};
   for (std::size_t bit = 0; bit < symbol_of_state.size(); ++bit) symbol_of_state[bit] = symbol_of_set(StateSet{1} << bit);
+  // Same offsets as the queries, no names: one pass over all residues.
   const StateSequences& queries = *problem.queries;
-  out.symbols.residues.reserve(queries.total_residues());
-  std::vector<std::uint8_t> symbols;
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    symbols.clear();
-    for (StateSet s : queries.sequence(q))
-      symbols.push_back(std::has_single_bit(s) ? symbol_of_state[std::countr_zero(s)] : symbol_of_set(s));
-    out.symbols.add("", symbols);
-    out.fits_int16.push_back(fits_int16(queries.length(q), problem.targets.columns, problem.scoring) ? 1 : 0);
-  }
+  out.symbols.offsets = queries.offsets;
+  out.symbols.name_offsets.assign(queries.size() + 1, 0);
+  out.symbols.residues.resize(queries.total_residues());
+  std::transform(queries.residues.begin(), queries.residues.end(), out.symbols.residues.begin(), [&](StateSet s) {
+    return std::has_single_bit(s) ? symbol_of_state[std::countr_zero(s)] : symbol_of_set(s);
+  });
+  out.fits_int16.resize(queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    out.fits_int16[q] = fits_int16(queries.length(q), problem.targets.columns, problem.scoring) ? 1 : 0;
   return out;
 }
 

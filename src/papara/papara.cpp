@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/parallel.hpp"
+#include "engine/devices.hpp"
 #include "io/atomic_output.hpp"
 #include "kernels/papara_align.hpp"
 #include "papara/output.hpp"
@@ -110,6 +111,7 @@ void run_papara(const PaparaOptions& options) {
   const Alphabet& alphabet = Alphabet::of(options.alphabet);
   PaparaOutputs outputs(options);
   Stopwatch clock;
+  const auto gpus_found = engine::start_gpu_enumeration(options.device);
   const PaparaInputs inputs =
       load_inputs(options.inputs, alphabet, options.gap_model == GapModel::probabilistic);
   log_info("read {} reference rows × {} columns (after masking), {} tree branches, {} queries ({:.2f} s)",

@@ -292,6 +292,7 @@ void run_search(const SearchOptions& o) {
   const TabularFormat format = TabularFormat::parse(o.outfmt);
   AtomicOutput out(o.out);  // opened first: an unwritable output fails before any work
   const auto start = Clock::now();
+  const auto gpus_found = engine::start_gpu_enumeration(o.device);
 
   const std::vector<SequenceRecord> records = read_queries(o.queries);
   const Scoring scoring = prepare_scoring(o, o.type == SequenceType::automatic ? detect_type(records) : o.type);
