@@ -32,6 +32,7 @@ printf '>Rat2\nACGTTT\n>A\nACGT\n' >queries_ref_name.fa
 head -n 3 ref.phy >queries_phylip.phy
 mkdir a_directory
 
+# (CLI11 versions word ranges as "0 to 1000" or "[0 - 1000]"; patterns take both.)
 # check_error NAME PATTERN -- hyalign args: exit 1..127, one error line, the last on stderr
 # ("hyalign: error: ...", matching PATTERN; log lines may come before it), no files left behind.
 check_error() {
@@ -186,10 +187,10 @@ check_error database_cut_off 'cut.hydb: truncated or damaged database' -- search
 check_error database_old_version 'database format 01 is not the format 02' -- search -q "$w/prot.fa" -d "$w/old_version.hydb" -o hits.tsv
 
 # ---- Numeric options are range-checked when parsed ----
-check_error gap_costs_overflow 'gap-open: Value 2000000000 not in range 0 to 1000' -- search "${search_args[@]}" --gap-open 2000000000 --gap-extend 2000000000
+check_error gap_costs_overflow 'gap-open: Value 2000000000 not in range \[\?0 \(to\|-\) 1000' -- search "${search_args[@]}" --gap-open 2000000000 --gap-extend 2000000000
 check_error gap_extend_range 'gap-extend: Value 1001 not in range' -- search "${search_args[@]}" --gap-extend 1001
-check_error match_range 'match: Value 0 not in range 1 to 127' -- search "${search_args[@]}" --match 0
-check_error mismatch_range 'mismatch: Value 5 not in range -128 to -1' -- search "${search_args[@]}" --mismatch 5
+check_error match_range 'match: Value 0 not in range \[\?1 \(to\|-\) 127' -- search "${search_args[@]}" --match 0
+check_error mismatch_range 'mismatch: Value 5 not in range \[\?-128 \(to\|-\) -1' -- search "${search_args[@]}" --mismatch 5
 check_error top_range 'top: Value 0 not in range' -- search "${search_args[@]}" -k 0
 check_error chunk_range 'chunk-mb: Value 99999999 not in range' -- search "${search_args[@]}" --chunk-mb 99999999
 check_error negative_threads 'threads' -- search "${search_args[@]}" -t -1
