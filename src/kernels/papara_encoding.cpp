@@ -46,10 +46,13 @@ bool fits_int16(std::size_t m, std::size_t columns, const PaparaScoring& sc, lon
   const long long diagonal_gain = std::max(0, sc.match) + std::max(0, sc.match_cgap);
   const long long gap_gain = std::max({0, sc.gap_open, sc.gap_extend});
   const long long upper = static_cast<long long>(m) * diagonal_gain + steps * gap_gain;
-  const long long gap_cost = -static_cast<long long>(std::min({0, sc.gap_open, sc.gap_extend}));
-  const long long step_cost =
-      gap_cost + (-static_cast<long long>(std::min(0, sc.match_cgap))) + (-static_cast<long long>(std::min(0, sc.match)));
-  const long long lower = -(static_cast<long long>(m) + 2) * step_cost;
+  // Lower bound: from the free boundary S = 0, S(i,j) >= S(i,j-1) + min(0, open) (through I) and
+  // S(i,j) >= S(i-1,j-1) + min(0, match) + min(0, match_cgap) (the diagonal), so S >= -m times the
+  // cheaper step. D, I and every sum formed before a max lie at most one of each term below an S.
+  const auto cost = [](int v) { return -static_cast<long long>(std::min(0, v)); };
+  const long long step = std::min(cost(sc.gap_open), cost(sc.match) + cost(sc.match_cgap));
+  const long long margin = cost(sc.gap_open) + cost(sc.gap_extend) + cost(sc.match) + cost(sc.match_cgap);
+  const long long lower = -(static_cast<long long>(m) * step + margin);
   return upper < limit && lower > -limit;
 }
 

@@ -142,6 +142,16 @@ TEST_P(PaparaAlignEqualsScalar, LongQueriesAndReferences) {
   }
 }
 
+// Queries at the edge of fits_int16 for PaPaRa's scoring (10,664 residues in 16-bit lanes, one
+// more in 32 bits), on a reference where every column carries the gap signal.
+TEST_P(PaparaAlignEqualsScalar, QueriesAtTheSixteenBitEdge) {
+  std::mt19937 rng(21);
+  AlignProblem ap = make_problem(rng, Alphabet::dna(), 3, 400, {10664, 10665, 10664});
+  ap.scoring = {};
+  for (auto& c : ap.cgap) c = 1;
+  expect_matches_scalar(GetParam(), ap, 2, "16-bit edge");
+}
+
 // All-gap branches, every column with the gap signal, queries longer than the reference.
 TEST_P(PaparaAlignEqualsScalar, DegenerateBranches) {
   std::mt19937 rng(11);

@@ -6,6 +6,7 @@
 
 #include "core/alphabet.hpp"
 #include "core/sequence_batch.hpp"
+#include "kernels/papara_encoding.hpp"
 #include "kernels/papara_kernel.hpp"
 #include "papara_problems.hpp"
 #include "engine/work_queue.hpp"
@@ -64,6 +65,36 @@ TEST_P(PaparaKernelEqualsScalar, LongQueriesAndReferences) {
     const Alphabet& alphabet = m % 2 ? Alphabet::protein() : Alphabet::dna();
     expect_kernel_matches_scalar(GetParam(), make_problem(rng, alphabet, 33, columns, {m, m / 2 + 1, 1}),
                                  "shape " + std::to_string(m) + "x" + std::to_string(columns));
+    if (HasFatalFailure()) return;
+  }
+}
+
+// fits_int16 at its edges for PaPaRa's scoring: the longest query the 16-bit lanes take, and one
+// more; kernels must be exact on both sides, on references that push scores down (every column with
+// the gap signal, mismatching states) and up (matching states everywhere).
+TEST(PaparaFitsInt16, EdgesOfTheDefaultScoring) {
+  const PaparaScoring defaults;
+  EXPECT_TRUE(fits_int16(10664, 5000, defaults));
+  EXPECT_FALSE(fits_int16(10665, 5000, defaults));
+  EXPECT_TRUE(fits_int16(4997, 5000, defaults, 15000));
+  EXPECT_FALSE(fits_int16(4998, 5000, defaults, 15000));
+}
+
+TEST_P(PaparaKernelEqualsScalar, QueriesAtTheSixteenBitEdge) {
+  std::mt19937 rng(17);
+  for (int pattern = 0; pattern < 2; ++pattern) {
+    RandomProblem rp = make_problem(rng, Alphabet::dna(), 5, 700, {10664, 10665, 4997, 4998});
+    rp.scoring = {};
+    const StateSet a = Alphabet::dna().residue_sets()[0];
+    for (std::size_t i = 0; i < rp.states.size(); ++i) {
+      rp.states[i] = pattern == 0 ? Alphabet::dna().residue_sets()[1] : a;  // none or every residue matches
+      rp.cgap[i] = pattern == 0;
+    }
+    StateSequences same_letter;
+    for (std::size_t q = 0; q < rp.queries.size(); ++q)
+      same_letter.add(rp.queries.name(q), std::vector<StateSet>(rp.queries.length(q), a));
+    rp.queries = std::move(same_letter);
+    expect_kernel_matches_scalar(GetParam(), rp, pattern == 0 ? "all mismatches, all gap signal" : "all matches");
     if (HasFatalFailure()) return;
   }
 }
