@@ -1,6 +1,7 @@
 #include "papara/inputs.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -15,9 +16,9 @@ namespace hyalign::papara {
 namespace {
 
 // Removes gap/unknown residues and characters outside the alphabet (collected for one warning).
-std::vector<StateSet> encode_query(std::string_view text, const Alphabet& alphabet, UnknownLetters& unknown) {
-  std::vector<StateSet> residues;
-  residues.reserve(text.size());
+void encode_query(std::string_view text, const Alphabet& alphabet, UnknownLetters& unknown,
+                  std::vector<StateSet>& residues) {
+  residues.clear();
   for (char c : text) {
     StateSet s = alphabet.encode(c);
     if (s == 0) {
@@ -26,8 +27,15 @@ std::vector<StateSet> encode_query(std::string_view text, const Alphabet& alphab
       residues.push_back(s);
     }
   }
-  return residues;
 }
+
+// Where a name was defined: a file and line (line 0: the alignment's header, for its row names).
+// Formatted only for an error message, not for each of possibly millions of reads.
+struct Origin {
+  const std::string* path;
+  std::size_t line;
+  std::string describe() const { return line ? fmt::format("{}:{}", *path, line) : *path; }
+};
 
 }  // namespace
 
@@ -109,26 +117,32 @@ PaparaInputs load_inputs(const InputPaths& paths, const Alphabet& alphabet, bool
 
   // Queries: FASTA records first, then alignment rows that are not tree leaves.
   UnknownLetters unknown;
-  std::unordered_map<std::string, std::string> seen;  // name -> where it was defined
-  for (std::size_t k = 0; k < ref.names.size(); ++k) seen.emplace(ref.names[k], paths.alignment);
-  auto add_query = [&](const std::string& name, std::string_view text, const std::string& where) {
-    if (name.empty()) throw InputError(where, "a query has an empty name");
+  std::unordered_map<std::string, Origin> seen;
+  for (std::size_t k = 0; k < ref.names.size(); ++k) seen.emplace(ref.names[k], Origin{&paths.alignment, 0});
+  std::vector<StateSet> residues;  // one buffer for every query
+  auto add_query = [&](const std::string& name, std::string_view text, Origin where) {
+    if (name.empty()) throw InputError(where.describe(), "a query has an empty name");
     auto [it, inserted] = seen.emplace(name, where);
     if (!inserted)
-      throw InputError(where, fmt::format("duplicate name '{}' (also in {})", name, it->second));
+      throw InputError(where.describe(),
+                       fmt::format("duplicate name '{}' (also in {})", name, it->second.describe()));
     in.longest_name = std::max(in.longest_name, name.size());
-    in.queries.add(name, encode_query(text, alphabet, unknown));
+    encode_query(text, alphabet, unknown, residues);
+    in.queries.add(name, residues);
   };
   if (paths.queries) {
+    // An uncompressed file holds at most one residue per byte: one allocation, instead of a
+    // buffer copied (and faulted in) again at every doubling.
+    std::error_code size_error;
+    const auto bytes = std::filesystem::file_size(*paths.queries, size_error);
+    if (!size_error && !paths.queries->ends_with(".gz")) in.queries.residues.reserve(bytes);
     SequenceReader reader(*paths.queries);
     SequenceRecord record;
-    while (reader.next(record))
-      add_query(record.name, record.sequence, fmt::format("{}:{}", *paths.queries, record.line));
+    while (reader.next(record)) add_query(record.name, record.sequence, Origin{&*paths.queries, record.line});
     if (in.queries.empty()) throw InputError(*paths.queries, "no query sequences");
   }
   for (std::size_t r = 0; r < raw.names.size(); ++r)
-    if (leaf_row_of_raw[r] < 0)
-      add_query(raw.names[r], raw.rows[r], fmt::format("{}:{}", paths.alignment, raw.name_lines[r]));
+    if (leaf_row_of_raw[r] < 0) add_query(raw.names[r], raw.rows[r], Origin{&paths.alignment, raw.name_lines[r]});
   if (in.queries.empty())
     throw UsageError("no queries: give a query file (-q) or alignment rows that are not in the tree");
   if (!unknown.empty())
