@@ -4,6 +4,7 @@
 // to the lower target index, so tables filled by any devices in any order and merged in any order
 // give the same lists; a table is also what MPI ranks will exchange and merge.
 #include <climits>
+#include <cstdint>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -31,38 +32,52 @@ class ScoreSink {
   }
 };
 
+// Storage: k = 1 (PaPaRa, up to millions of reads) keeps one flat hit per query, so a table costs
+// one allocation and merges in one pass; larger k keeps a sorted list per query.
 class BestHits final : public ScoreSink {
  public:
-  BestHits(std::size_t queries, std::size_t k) : k_(k < 1 ? 1 : k), lists_(queries) {}
+  BestHits(std::size_t queries, std::size_t k) : k_(k < 1 ? 1 : k), queries_(queries) {
+    if (k_ == 1) best_.assign(queries, ScoredTarget{INT_MIN, kNone});
+    else lists_.resize(queries);
+  }
 
-  void offer(std::size_t query, int score, std::size_t target) override { add(query, score, target); }
+  void offer(std::size_t query, int score, std::size_t target) override { add(query, {score, target}); }
   // A row is folded in one pass; with k = 1 only its best (first highest) score is offered.
   void offer_row(std::size_t query, const int* scores, std::size_t first_target, std::size_t count) override {
     if (k_ > 1) {
-      for (std::size_t i = 0; i < count; ++i) add(query, scores[i], first_target + i);
+      for (std::size_t i = 0; i < count; ++i) add(query, {scores[i], first_target + i});
       return;
     }
     std::size_t best = 0;
     for (std::size_t i = 1; i < count; ++i)
       if (scores[i] > scores[best]) best = i;
-    if (count > 0) add(query, scores[best], first_target + best);
+    if (count > 0) add(query, {scores[best], first_target + best});
   }
   // The score a new target must reach to enter the query's list (INT_MIN while the list has room).
   int floor(std::size_t query) const {
-    const auto& list = lists_[query];
+    const auto list = of(query);
     return list.size() == k_ ? list.back().score : INT_MIN;
   }
-  std::span<const ScoredTarget> of(std::size_t query) const { return lists_[query]; }
-  void merge(const BestHits& other) {
-    for (std::size_t q = 0; q < lists_.size(); ++q)
-      for (const ScoredTarget& hit : other.lists_[q]) add(q, hit.score, hit.target);
+  std::span<const ScoredTarget> of(std::size_t query) const {
+    if (k_ == 1) return {&best_[query], best_[query].target == kNone ? 0u : 1u};
+    return lists_[query];
   }
-  std::size_t size() const { return lists_.size(); }
+  void merge(const BestHits& other) {
+    for (std::size_t q = 0; q < queries_; ++q)
+      for (const ScoredTarget& hit : other.of(q)) add(q, hit);
+  }
+  std::size_t size() const { return queries_; }
   std::size_t k() const { return k_; }
 
  private:
-  void add(std::size_t query, int score, std::size_t target) {
-    const ScoredTarget hit{score, target};
+  static constexpr std::size_t kNone = SIZE_MAX;  // target of an empty k = 1 slot
+
+  void add(std::size_t query, const ScoredTarget& hit) {
+    if (k_ == 1) {
+      ScoredTarget& best = best_[query];
+      if (best.target == kNone || ranks_before(hit, best)) best = hit;
+      return;
+    }
     std::vector<ScoredTarget>& list = lists_[query];
     if (list.size() == k_ && !ranks_before(hit, list.back())) return;
     auto at = list.end();
@@ -71,8 +86,9 @@ class BestHits final : public ScoreSink {
     if (list.size() > k_) list.pop_back();
   }
 
-  std::size_t k_;
-  std::vector<std::vector<ScoredTarget>> lists_;
+  std::size_t k_, queries_;
+  std::vector<ScoredTarget> best_;                 // k = 1
+  std::vector<std::vector<ScoredTarget>> lists_;  // k > 1
 };
 
 }  // namespace hyalign::engine
