@@ -37,7 +37,7 @@ std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned thread
 
 template <class Kernel>
 struct Devices {
-  std::unique_ptr<Kernel> cpu;  // always made: GPU kernels hand it the pairs they cannot take
+  std::unique_ptr<Kernel> cpu;  // always made: its vector width sets the tiles' width
   std::vector<std::unique_ptr<Kernel>> gpus;
   std::vector<WorkerGroup> groups;
   std::vector<Kernel*> kernel_of_worker;

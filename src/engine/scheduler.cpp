@@ -30,13 +30,17 @@ class RateMeter {
   explicit RateMeter(const std::vector<WorkerGroup>& groups)
       : groups_(groups), tiles_(groups.size()), seconds_(groups.size()), probe_(groups.size()) {
     std::size_t workers = 0;
-    for (const WorkerGroup& g : groups) workers += g.workers, active_.push_back(g.workers);
+    for (const WorkerGroup& g : groups) {
+      workers += g.workers;
+      active_.push_back(g.workers);
+      has_gpu_ = has_gpu_ || g.is_gpu();
+    }
     std::fill(probe_.begin(), probe_.end(), workers);
   }
 
   void record(std::size_t group, std::size_t tiles, double seconds) {
     std::lock_guard lock(mutex_);
-    const bool last_take_only = is_gpu(group);
+    const bool last_take_only = groups_[group].is_gpu();
     tiles_[group] = static_cast<double>(tiles) + (last_take_only ? 0 : tiles_[group]);
     seconds_[group] = seconds + (last_take_only ? 0 : seconds_[group]);
   }
@@ -53,9 +57,7 @@ class RateMeter {
   // Whether a CPU worker of `group` should stop, leaving `remaining` tiles to faster devices.
   bool cpu_worker_retires(std::size_t group, std::size_t remaining) {
     std::lock_guard lock(mutex_);
-    bool gpus = false;
-    for (std::size_t g = 0; g < groups_.size(); ++g) gpus = gpus || (is_gpu(g) && active_[g] > 0);
-    if (!gpus || !measured()) return false;
+    if (!has_gpu_ || !measured()) return false;
     const double others = total_rate() - rate(group);
     if (others <= 0 || static_cast<double>(remaining) / others >= 1 / rate(group)) return false;
     --active_[group];
@@ -63,7 +65,6 @@ class RateMeter {
   }
 
  private:
-  bool is_gpu(std::size_t g) const { return groups_[g].max_tiles_per_take > 1; }
   double rate(std::size_t g) const { return tiles_[g] / seconds_[g]; }
   bool measured() const {
     return std::all_of(seconds_.begin(), seconds_.end(), [](double s) { return s > 0; });
@@ -77,6 +78,7 @@ class RateMeter {
   std::mutex mutex_;
   std::vector<double> tiles_, seconds_;
   std::vector<std::size_t> probe_, active_;
+  bool has_gpu_ = false;  // GPU workers never retire, so this holds for the whole run
 };
 
 }  // namespace
@@ -102,7 +104,7 @@ std::vector<DeviceReport> run_workers(
     double cells = 0;
     const double cpu_start = thread_cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
-    const bool gpu = groups[g].max_tiles_per_take > 1;
+    const bool gpu = groups[g].is_gpu();
     while (true) {
       const std::size_t remaining = queue.remaining();
       if (!gpu && rates.cpu_worker_retires(g, remaining)) break;

@@ -19,6 +19,7 @@ struct WorkerGroup {
   std::string name;
   unsigned workers = 1;                // threads feeding this device
   std::size_t max_tiles_per_take = 1;  // 1 for CPU workers; many for a GPU
+  bool is_gpu() const { return max_tiles_per_take > 1; }
 };
 
 struct DeviceReport {

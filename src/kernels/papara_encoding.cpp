@@ -23,6 +23,7 @@ EncodedQueries encode_queries(const PaparaProblem& problem) {
   // Same offsets as the queries, no names: one pass over all residues.
   const StateSequences& queries = *problem.queries;
   out.symbols.offsets = queries.offsets;
+  out.symbols.ids = queries.ids;
   out.symbols.name_offsets.assign(queries.size() + 1, 0);
   // In slices on every core: at 10^5 to 10^6 reads this pass is otherwise a visible part of the run.
   const std::size_t total = queries.total_residues(), slice = std::size_t{1} << 20;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <mutex>
 #include <utility>
 
@@ -30,17 +32,28 @@ struct KernelKey {
   static KernelKey of_index(std::size_t i) { return {i / kRowKinds >= 2, (i / kRowKinds) % 2 == 1, i % kRowKinds}; }
 };
 constexpr std::size_t kKernelKinds = 4 * kRowKinds;
+constexpr std::uint8_t kNoKernel = kKernelKinds;  // an empty query (or reference): scores 0
+static_assert(kKernelKinds < 255);
 
 // 16x2 lanes are exact for scorings whose padding rows stay at S = 0 and whose values provably fit.
 bool pair16_scoring(const PaparaScoring& sc) {
   return sc.gap_open <= 0 && sc.gap_extend <= 0 && sc.match_cgap <= 0 && sc.match >= 0;
 }
 
-KernelKey kernel_for(std::size_t m, std::size_t columns, const PaparaScoring& sc) {
-  const std::size_t stripes = (m + kStripeRows - 1) / kStripeRows;
-  const std::size_t rows_per_lane = (m + 32 * stripes - 1) / (32 * stripes);
-  return {!pair16_scoring(sc) || !fits_int16(m, columns, sc, kScoreLimit), stripes > 1,
-          (rows_per_lane + kRowStep - 1) / kRowStep - 1};
+// The kernel of each query (its KernelKey index), or kNoKernel.
+std::vector<std::uint8_t> kernel_of_queries(const PaparaProblem& problem) {
+  const std::size_t columns = problem.targets.columns;
+  std::vector<std::uint8_t> kinds(problem.queries->size(), kNoKernel);
+  for (std::size_t q = 0; q < kinds.size(); ++q) {
+    const std::size_t m = problem.queries->length(q);
+    if (m == 0 || columns == 0) continue;
+    const std::size_t stripes = (m + kStripeRows - 1) / kStripeRows;
+    const std::size_t rows_per_lane = (m + 32 * stripes - 1) / (32 * stripes);
+    const KernelKey key{!pair16_scoring(problem.scoring) || !fits_int16(m, columns, problem.scoring, kScoreLimit),
+                        stripes > 1, (rows_per_lane + kRowStep - 1) / kRowStep - 1};
+    kinds[q] = static_cast<std::uint8_t>(key.index());
+  }
+  return kinds;
 }
 
 template <class Columns, class Score>
@@ -89,8 +102,9 @@ std::vector<uint2> column_words<ProteinColumns>(const PaparaProblem& problem) {
   std::vector<uint2> words((problem.targets.count + 1) / 2 * columns, make_uint2(0, 0));
   for_each_branch_column(problem, [&](std::size_t b, std::size_t c, unsigned bits, bool gap) {
     uint2& w = words[(b / 2) * columns + c];
-    if (b % 2 == 0) w.x = bits | (gap ? 1u << 31 : 0u);
-    else w.y = ((bits << 16) | (bits >> 16)) | (gap ? 1u << 15 : 0u);
+    const unsigned gap_bit = gap ? 1u << ProteinColumns::kGapBit : 0u;
+    if (b % 2 == 0) w.x = bits | gap_bit;
+    else w.y = std::rotl(bits | gap_bit, 16);
   });
   return words;
 }
@@ -149,8 +163,7 @@ class GpuKernel final : public PaparaKernel {
   GpuKernel(int device, const PaparaProblem& problem) : device_(device), problem_(problem) {
     name_ = engine::use_gpu(device);
     const EncodedQueries encoded = encode_queries(problem);
-    lengths_.resize(encoded.size());
-    for (std::size_t q = 0; q < encoded.size(); ++q) lengths_[q] = encoded.length(q);
+    kernel_of_query_ = kernel_of_queries(problem);
     std::vector<unsigned long long> offsets(encoded.symbols.offsets.begin(), encoded.symbols.offsets.end());
     symbols_.upload(encoded.symbols.residues);
     offsets_.upload(offsets);
@@ -174,7 +187,7 @@ class GpuKernel final : public PaparaKernel {
   int device_ = 0;
   const PaparaProblem& problem_;
   std::string name_;
-  std::vector<std::size_t> lengths_;
+  std::vector<std::uint8_t> kernel_of_query_;
   DeviceBuffer<unsigned char> symbols_;
   DeviceBuffer<unsigned long long> offsets_;
   DeviceBuffer<typename Columns::Word> columns_;
@@ -272,19 +285,18 @@ void GpuScorer<Columns>::finish(Slot& slot, const TileSpan& span, engine::ScoreS
 
 template <class Columns>
 void GpuScorer<Columns>::score_tile(const engine::WorkTile& tile, engine::ScoreSink& sink) {
-  const PaparaProblem& problem = kernel_.problem_;
   TileSpan span{tile.first_target, tile.first_target + tile.target_count, tile.first_target / 2, 0};
   span.pair_count = (span.end_target + 1) / 2 - span.first_pair;
 
   // Queries grouped by kernel; an empty query (or reference) scores 0 against every branch.
   std::vector<std::vector<int>> kinds(kKernelKinds);
   for (std::size_t q = tile.first_query; q < tile.first_query + tile.query_count; ++q) {
-    const std::size_t m = kernel_.lengths_[q];
-    if (m == 0 || problem.targets.columns == 0) {
+    const std::uint8_t kind = kernel_.kernel_of_query_[q];
+    if (kind == kNoKernel) {
       for (std::size_t b = span.first_target; b < span.end_target; ++b) sink.offer(q, 0, b);
       continue;
     }
-    kinds[kernel_for(m, problem.targets.columns, problem.scoring).index()].push_back(static_cast<int>(q));
+    kinds[kind].push_back(static_cast<int>(q));
   }
   std::vector<int> ids;
   std::vector<std::size_t> kind_of;

@@ -94,7 +94,9 @@ template <>
 struct Column<Pair16, DnaColumns> {
   unsigned w;
   __device__ __forceinline__ Column(unsigned word, int) : w(word) {}
-  __device__ __forceinline__ unsigned gap_mask() const { return ((w >> 15) & 0x00010001u) * 0xFFFFu; }
+  __device__ __forceinline__ unsigned gap_mask() const {
+    return ((w >> DnaColumns::kGapBit) & 0x00010001u) * 0xFFFFu;
+  }
   __device__ __forceinline__ unsigned matched(unsigned symbol) const { return (w >> symbol) & 0x00010001u; }
 };
 
@@ -103,7 +105,8 @@ struct Column<Pair16, ProteinColumns> {
   uint2 w;
   __device__ __forceinline__ Column(uint2 word, int) : w(word) {}
   __device__ __forceinline__ unsigned gap_mask() const {
-    return ((w.x >> 31) | (((w.y >> 15) & 1u) << 16)) * 0xFFFFu;
+    // The second branch's gap signal sits at bit 15 of y (rotated by 16).
+    return ((w.x >> ProteinColumns::kGapBit) | (((w.y >> 15) & 1u) << 16)) * 0xFFFFu;
   }
   __device__ __forceinline__ unsigned matched(unsigned symbol) const {
     return ((w.x >> symbol) & 1u) | (__funnelshift_r(w.y, w.y, symbol) & 0x10000u);
