@@ -7,7 +7,7 @@
 // and both together from one queue, on three workloads: the q2_16S reference with the gut reads
 // (50-521 bp) replicated N times (--replicate N, default 20) so the GPU is full, the same reference
 // with 200 full-length reads (1.1-1.3 kb, long200.fasta) replicated N times, and the Pfam Pkinase
-// protein set with its reads replicated to 1e11 cells.
+// protein set with its reads replicated to 1e12 cells.
 // usage: hyalign_bench_papara [DATA_DIR] [--seconds S] [--gpu [--replicate N]]
 #include <chrono>
 #include <cmath>
@@ -163,7 +163,7 @@ int gpu_benchmarks(const std::string& data, std::size_t replicate) {
   const double cells_per_copy = static_cast<double>(protein.inputs.queries.total_residues()) *
                                 protein.branches.columns * protein.branches.branches;
   gpu_benchmark("Pkinase (Pfam) protein", protein.targets(), Alphabet::protein(), protein.inputs.queries,
-                static_cast<std::size_t>(std::ceil(1e11 / cells_per_copy)), gpus[0]);
+                static_cast<std::size_t>(std::ceil(1e12 / cells_per_copy)), gpus[0]);
   return 0;
 }
 

@@ -3,7 +3,8 @@
 # the GPU benchmarks and end-to-end runs; prints a short table last.
 # usage: scripts/gpu-check.sh [BUILD_DIR]   (run from anywhere; needs cmake, g++, nvcc, zlib, fmt, CLI11, gtest)
 # SECTIONS (default "papara papara-e2e search") picks the parts to run (papara: GPU tests, goldens
-# and benchmarks; papara-e2e: hyalign papara end to end on every device; search). parasail (the test oracle) and the
+# and benchmarks; papara-e2e: hyalign papara end to end on every device; search). REPLICATE (20),
+# PROTEIN_COPIES (34000: 1e12 cells) and ROUNDS (3) size the end-to-end runs. parasail (the test oracle) and the
 # xxHash header are taken from .deps/*.deb when present, since the GPU machine has no package
 # registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
 # libparasail8 libxxhash-dev)` where apt works, and carry .deps.
@@ -83,25 +84,30 @@ if want papara-e2e; then
   replicate() { awk -v n="$2" '{l[NR] = $0} END {for (r = 1; r <= n; ++r) for (i = 1; i <= NR; ++i) print (l[i] ~ /^>/ ? l[i] "_r" r : l[i])}' "$1"; }
   replicate "$data/gut500.fasta" "${REPLICATE:-20}" >/tmp/gut_reads.fasta
   replicate "$data/long200.fasta" "${REPLICATE:-20}" >/tmp/long_reads.fasta
-  replicate "$pk/query.fasta" "${PROTEIN_COPIES:-3400}" >/tmp/protein_reads.fasta
+  replicate "$pk/query.fasta" "${PROTEIN_COPIES:-34000}" >/tmp/protein_reads.fasta
   # e2e NAME READS PAPARA_ARGS...: hyalign papara on every device; wall times and whether outputs agree.
   e2e() {
     local name=$1 reads=$2
     shift 2
     log "end to end: hyalign papara $name ($(grep -c '>' "$reads") reads)"
-    for device in gpu auto cpu; do
-      local start=$EPOCHREALTIME
-      "$build/hyalign" papara --device "$device" -j "$jobs" "$@" -q "$reads" -o "/tmp/e2e_${name}_$device.phy" \
-        2>"/tmp/e2e_${name}_$device.log"
-      result[${name}_$device]=$(since "$start")
-      grep -E 'scored|%' "/tmp/e2e_${name}_$device.log"
+    # gpu and auto alternate over ROUNDS rounds (short runs vary by about 10% on a lent machine);
+    # the CPU alone runs once.
+    local round device
+    for round in $(seq "${ROUNDS:-3}"); do
+      for device in gpu auto $([[ $round == 1 ]] && echo cpu); do
+        local start=$EPOCHREALTIME
+        "$build/hyalign" papara --device "$device" -j "$jobs" "$@" -q "$reads" -o "/tmp/e2e_${name}_$device.phy" \
+          2>"/tmp/e2e_${name}_$device.log"
+        result[${name}_$device]="${result[${name}_$device]:+${result[${name}_$device]} }$(since "$start")"
+        grep -E 'read|scored|aligned|wrote|%' "/tmp/e2e_${name}_$device.log"
+      done
     done
     cmp -s "/tmp/e2e_${name}_gpu.phy" "/tmp/e2e_${name}_cpu.phy" && cmp -s "/tmp/e2e_${name}_auto.phy" "/tmp/e2e_${name}_cpu.phy" &&
       result[${name}_same]=yes || result[${name}_same]=NO
   }
   e2e gut500x${REPLICATE:-20} /tmp/gut_reads.fasta -t "$data/ref.unrooted.nwk" -s "$data/ref.phy"
   e2e long200x${REPLICATE:-20} /tmp/long_reads.fasta -t "$data/ref.unrooted.nwk" -s "$data/ref.phy"
-  e2e pkinase_x${PROTEIN_COPIES:-3400} /tmp/protein_reads.fasta -a -t "$pk/ref.tre" -s "$pk/ref.phy"
+  e2e pkinase_x${PROTEIN_COPIES:-34000} /tmp/protein_reads.fasta -a -t "$pk/ref.tre" -s "$pk/ref.phy"
 fi
 
 log "summary"

@@ -10,11 +10,23 @@ AlignmentWriter::AlignmentWriter(AtomicOutput& out, AlignmentFormat format, std:
   if (format_ == AlignmentFormat::phylip) out_.write(fmt::format("{} {}\n", rows, columns));
 }
 
+void AlignmentWriter::format_row(std::string& block, std::string_view name, std::string_view row) const {
+  if (format_ == AlignmentFormat::phylip) {
+    block.append(name);
+    block.append(name_width_ > name.size() ? name_width_ - name.size() : 0, ' ');
+  } else {
+    block.push_back('>');
+    block.append(name);
+    block.push_back('\n');
+  }
+  block.append(row);
+  block.push_back('\n');
+}
+
 void AlignmentWriter::add_row(std::string_view name, std::string_view row) {
-  if (format_ == AlignmentFormat::phylip)
-    out_.write(fmt::format("{:<{}}{}\n", name, name_width_, row));
-  else
-    out_.write(fmt::format(">{}\n{}\n", name, row));
+  std::string line;
+  format_row(line, name, row);
+  out_.write(line);
 }
 
 }  // namespace hyalign

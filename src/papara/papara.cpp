@@ -125,7 +125,8 @@ void run_papara(const PaparaOptions& options) {
   const auto alignments = align_queries(options, inputs, alphabet, branches, placements);
   log_info("aligned {} queries to their best branches ({:.2f} s)", inputs.queries.size(), clock.lap());
 
-  write_papara_alignment(outputs.alignment(), options.format, inputs, alphabet, alignments, options.no_reference_gaps);
+  write_papara_alignment(outputs.alignment(), options.format, inputs, alphabet, alignments, options.no_reference_gaps,
+                         options.threads);
   outputs.alignment().finish();
   log_info("wrote {} ({:.2f} s); peak memory {:.0f} MiB",
            outputs.alignment_path() == "-" ? "standard output" : outputs.alignment_path(), clock.lap(),
