@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <utility>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -21,14 +23,14 @@ double thread_cpu_seconds() {
 
 // Tiles per second of each device, measured: a CPU worker over all its group's tiles, a GPU over
 // its last take (its rate grows with the size of a take). A GPU takes its device's share of the
-// total rate, so that every device finishes together; a CPU worker stops once the others would
-// finish the rest before it finished one more tile. So a mix is never slower than its fastest
-// member. Until every device has a rate, a GPU takes small probes that double (a slow GPU holds
-// little, a fast one is soon busy).
+// total rate, so that every device finishes together; a CPU worker stops once the others, a GPU
+// counted from when its take should end, would finish the rest before it finished one more tile.
+// So a mix is never slower than its fastest member. Until every device has a rate, a GPU takes
+// small probes that double (a slow GPU holds little, a fast one is soon busy).
 class RateMeter {
  public:
   explicit RateMeter(const std::vector<WorkerGroup>& groups)
-      : groups_(groups), tiles_(groups.size()), seconds_(groups.size()), probe_(groups.size()) {
+      : groups_(groups), tiles_(groups.size()), seconds_(groups.size()), free_at_(groups.size()), probe_(groups.size()) {
     std::size_t workers = 0;
     for (const WorkerGroup& g : groups) {
       workers += g.workers;
@@ -51,20 +53,43 @@ class RateMeter {
     std::size_t tiles = probe_[group];
     if (measured()) tiles = static_cast<std::size_t>(static_cast<double>(remaining) * rate(group) / total_rate());
     else probe_[group] *= 2;
-    return std::clamp<std::size_t>(tiles, 1, groups_[group].max_tiles_per_take);
+    tiles = std::clamp<std::size_t>(tiles, 1, groups_[group].max_tiles_per_take);
+    free_at_[group] = now() + (measured() ? static_cast<double>(tiles) / rate(group) : 0.0);
+    return tiles;
   }
 
-  // Whether a CPU worker of `group` should stop, leaving `remaining` tiles to faster devices.
+  // Whether a CPU worker of `group` should stop, leaving `remaining` tiles to faster devices: the
+  // others would finish them before this worker finished one more tile.
   bool cpu_worker_retires(std::size_t group, std::size_t remaining) {
     std::lock_guard lock(mutex_);
     if (!has_gpu_ || !measured()) return false;
-    const double others = total_rate() - rate(group);
-    if (others <= 0 || static_cast<double>(remaining) / others >= 1 / rate(group)) return false;
+    if (seconds_for_others(group, static_cast<double>(remaining)) >= 1 / rate(group)) return false;
     --active_[group];
     return true;
   }
 
  private:
+  double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+  // Seconds the workers other than one of `group` need for `tiles`: CPU workers start now, a GPU
+  // once the take it holds should end (counting it free at once would stop CPU workers while the
+  // GPU is still busy, and leave it the last tiles after its take).
+  double seconds_for_others(std::size_t group, double tiles) const {
+    std::vector<std::pair<double, double>> starts;  // (seconds from now, tiles per second)
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      const double workers = static_cast<double>(active_[g]) - (g == group ? 1 : 0);
+      if (workers > 0) starts.emplace_back(std::max(0.0, free_at_[g] - now()), rate(g) * workers);
+    }
+    std::sort(starts.begin(), starts.end());
+    double t = 0, done = 0, rate_so_far = 0;
+    for (const auto& [start, rate] : starts) {
+      if (rate_so_far > 0 && done + rate_so_far * (start - t) >= tiles) break;
+      done += rate_so_far * (start - t);
+      t = start;
+      rate_so_far += rate;
+    }
+    return rate_so_far > 0 ? t + (tiles - done) / rate_so_far : std::numeric_limits<double>::infinity();
+  }
   double rate(std::size_t g) const { return tiles_[g] / seconds_[g]; }
   bool measured() const {
     return std::all_of(seconds_.begin(), seconds_.end(), [](double s) { return s > 0; });
@@ -76,7 +101,9 @@ class RateMeter {
   }
   const std::vector<WorkerGroup>& groups_;
   std::mutex mutex_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::vector<double> tiles_, seconds_;
+  std::vector<double> free_at_;  // seconds from start_ at which a GPU group's current take should end
   std::vector<std::size_t> probe_, active_;
   bool has_gpu_ = false;  // GPU workers never retire, so this holds for the whole run
 };

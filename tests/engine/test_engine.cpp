@@ -152,3 +152,18 @@ TEST(Scheduler, SharesByMeasuredRateSoTheMixIsNeverSlowerThanItsFastestDevice) {
   EXPECT_GT(reports[1].cells, 0);
   EXPECT_LT(slow_mixed, cpu_alone * 1.1 + 0.02) << "mixed " << slow_mixed << " s, CPU alone " << cpu_alone;
 }
+
+// CPU workers keep working while the GPU is busy with its take: with tiles that take a CPU worker
+// far longer than the GPU, counting the GPU as free would stop them as soon as it took its share,
+// and leave it their part after its take.
+TEST(Scheduler, CpuWorkersCountTheGpuBusyUntilItsTakeEnds) {
+  const std::vector<WorkerGroup> both{{"cpu", 2, 1}, {"gpu", 1, 1u << 20}};
+  const std::size_t tiles = 2000;
+  const double cpu_rate = 20, gpu_rate = 2000;  // per worker: 50 ms per CPU tile
+  std::vector<DeviceReport> reports;
+  run_fake(both, {cpu_rate, gpu_rate}, tiles, reports);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].cells + reports[1].cells, static_cast<double>(tiles));
+  const double cpu_share = tiles * 2 * cpu_rate / (2 * cpu_rate + gpu_rate);  // about 39 tiles
+  EXPECT_GT(reports[0].cells, cpu_share / 2) << "the CPU workers scored " << reports[0].cells << " tiles";
+}

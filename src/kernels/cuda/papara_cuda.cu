@@ -152,6 +152,8 @@ class GpuScorer final : public PaparaBlockScorer {
   static constexpr std::size_t kResultBudgetBytes = std::size_t{256} << 20;    // per slot
   static constexpr std::size_t kBottomRowBudgetBytes = std::size_t{256} << 20;  // per slot
   static constexpr std::size_t kMinStripedWarps = 1056;  // enough warps in flight to fill an H100
+  static constexpr std::size_t kMinWarpsPerSlice = 8 * kMinStripedWarps;
+  static constexpr std::size_t kSlicesPerTake = 8;
   const GpuKernel<Columns>& kernel_;
   int device_;  // made current before the slots' streams and events are created
   Slot slots_[2];
@@ -305,7 +307,12 @@ void GpuScorer<Columns>::score_tile(const engine::WorkTile& tile, engine::ScoreS
     kind_of.insert(kind_of.end(), kinds[k].size(), k);
   }
   check(cudaSetDevice(kernel_.device_), "cudaSetDevice");
-  const std::size_t slice = std::max<std::size_t>(1, kResultBudgetBytes / (2 * span.pair_count * sizeof(int)));
+  // Slices small enough that the host folds one while the GPU scores the next (a take in one slice
+  // leaves the GPU idle while its rows are folded), big enough to fill the GPU, and within the
+  // result buffer.
+  const std::size_t most = std::max<std::size_t>(1, kResultBudgetBytes / (2 * span.pair_count * sizeof(int)));
+  const std::size_t least = (kMinWarpsPerSlice + span.pair_count - 1) / span.pair_count;
+  const std::size_t slice = std::min(most, std::max(least, (ids.size() + kSlicesPerTake - 1) / kSlicesPerTake));
   std::size_t next_slot = 0;
   for (std::size_t begin = 0; begin < ids.size(); begin += slice) {
     Slot& slot = slots_[next_slot];
