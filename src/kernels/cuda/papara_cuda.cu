@@ -123,7 +123,9 @@ class GpuKernel;
 template <class Columns>
 class GpuScorer final : public PaparaBlockScorer {
  public:
-  explicit GpuScorer(const GpuKernel<Columns>& kernel) : kernel_(kernel), device_(current_device(kernel.device_)) {}
+  explicit GpuScorer(const GpuKernel<Columns>& kernel) : kernel_(kernel), device_(current_device(kernel.device_)) {
+    check(cudaEventRecord(origin_, slots_[0].stream), "event");
+  }
   void score_tile(const engine::WorkTile& tile, engine::ScoreSink& sink) override;
 
  private:
@@ -157,6 +159,10 @@ class GpuScorer final : public PaparaBlockScorer {
   const GpuKernel<Columns>& kernel_;
   int device_;  // made current before the slots' streams and events are created
   Slot slots_[2];
+  // Kernel time is the union of the slices' kernel intervals, measured from origin_: the two
+  // streams' kernels overlap, so summing each slice's interval would count the overlap twice.
+  Event origin_;
+  float kernels_end_ms_ = 0;
 };
 
 template <class Columns>
@@ -269,11 +275,14 @@ template <class Columns>
 void GpuScorer<Columns>::finish(Slot& slot, const TileSpan& span, engine::ScoreSink& sink) {
   if (slot.queries == 0) return;
   check(cudaStreamSynchronize(slot.stream), "cudaStreamSynchronize");  // blocking sync: the thread sleeps
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, slot.start, slot.stop), "cudaEventElapsedTime");
+  float start_ms = 0, stop_ms = 0;
+  check(cudaEventElapsedTime(&start_ms, origin_, slot.start), "cudaEventElapsedTime");
+  check(cudaEventElapsedTime(&stop_ms, origin_, slot.stop), "cudaEventElapsedTime");
+  const float busy_ms = std::max(0.0f, stop_ms - std::max(start_ms, kernels_end_ms_));
+  kernels_end_ms_ = std::max(kernels_end_ms_, stop_ms);
   {
     std::lock_guard lock(kernel_.stats_mutex_);
-    kernel_.kernel_seconds_ += ms / 1000.0;
+    kernel_.kernel_seconds_ += busy_ms / 1000.0;
   }
   const std::size_t stride = 2 * span.pair_count;
   for (std::size_t k = 0; k < slot.queries; ++k) {
