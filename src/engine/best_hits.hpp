@@ -62,8 +62,10 @@ class BestHits final : public ScoreSink {
     if (k_ == 1) return {&best_[query], best_[query].target == kNone ? 0u : 1u};
     return lists_[query];
   }
-  void merge(const BestHits& other) {
-    for (std::size_t q = 0; q < queries_; ++q)
+  void merge(const BestHits& other) { merge(other, 0, queries_); }
+  // Merges the lists of queries first .. end - 1 only: threads can merge disjoint ranges.
+  void merge(const BestHits& other, std::size_t first, std::size_t end) {
+    for (std::size_t q = first; q < end; ++q)
       for (const ScoredTarget& hit : other.of(q)) add(q, hit);
   }
   std::size_t size() const { return queries_; }

@@ -24,9 +24,9 @@ double thread_cpu_seconds() {
 // Tiles per second of each device, measured: a CPU worker over all its group's tiles, a GPU over
 // its last take (its rate grows with the size of a take). A GPU takes its device's share of the
 // total rate, so that every device finishes together; a CPU worker stops once the others, a GPU
-// counted from when its take should end, would finish the rest before it finished one more tile.
-// So a mix is never slower than its fastest member. Until every device has a rate, a GPU takes
-// small probes that double (a slow GPU holds little, a fast one is soon busy).
+// counted from when its take should end, would finish the rest before it surely finished one more
+// tile. So a mix is never slower than its fastest member. Until every device has a rate, a GPU
+// takes small probes that double (a slow GPU holds little, a fast one is soon busy).
 class RateMeter {
  public:
   explicit RateMeter(const std::vector<WorkerGroup>& groups)
@@ -63,12 +63,17 @@ class RateMeter {
   bool cpu_worker_retires(std::size_t group, std::size_t remaining) {
     std::lock_guard lock(mutex_);
     if (!has_gpu_ || !measured()) return false;
-    if (seconds_for_others(group, static_cast<double>(remaining)) >= 1 / rate(group)) return false;
+    if (seconds_for_others(group, static_cast<double>(remaining)) >= kTileTimeSpread / rate(group)) return false;
     --active_[group];
     return true;
   }
 
  private:
+  // A CPU tile can take half as long again as the mean (cold caches, longer queries), and a tile
+  // that ends after the others have finished holds the whole run up, while a tile left to a GPU
+  // costs it a fraction of that.
+  static constexpr double kTileTimeSpread = 1.5;
+
   double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
   // Seconds the workers other than one of `group` need for `tiles`: CPU workers start now, a GPU

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/log.hpp"
+#include "core/parallel.hpp"
 #include "engine/device_plan.hpp"
 #include "kernels/cuda/papara_cuda.hpp"
 
@@ -33,6 +34,18 @@ double tile_cells(const kernels::PaparaProblem& problem, const engine::WorkTile&
          static_cast<double>(problem.targets.columns);
 }
 
+// Merges the workers' tables into `into`, threads taking disjoint ranges of queries.
+void merge_tables(const std::vector<std::optional<engine::BestHits>>& tables, engine::BestHits& into,
+                  unsigned threads) {
+  constexpr std::size_t kQueriesPerPart = 16384;
+  const std::size_t parts = (into.size() + kQueriesPerPart - 1) / kQueriesPerPart;
+  parallel_for(parts, threads, [&](std::size_t p, unsigned) {
+    const std::size_t first = p * kQueriesPerPart, end = std::min(into.size(), first + kQueriesPerPart);
+    for (const auto& table : tables)
+      if (table) into.merge(*table, first, end);
+  });
+}
+
 }  // namespace
 
 ScoringResult score_all_targets(const std::vector<DeviceWorkers>& devices, const kernels::PaparaProblem& problem,
@@ -49,18 +62,20 @@ ScoringResult score_all_targets(const std::vector<DeviceWorkers>& devices, const
   std::optional<Progress> progress;
   if (show_progress) progress.emplace("scoring", queue.tile_count());
 
-  // Each worker folds its scores into its own table; the tables are merged with the tie rule at
-  // the end, so the result does not depend on which device scored which tile.
-  std::vector<engine::BestHits> tables(kernel_of_worker.size(), engine::BestHits(queries, 1));
+  // Each worker folds its scores into its own table, made by the worker itself (in parallel, and
+  // not at all by one that scores nothing); the tables are merged with the tie rule at the end, so
+  // the result does not depend on which device scored which tile.
+  std::vector<std::optional<engine::BestHits>> tables(kernel_of_worker.size());
   std::vector<std::unique_ptr<kernels::PaparaBlockScorer>> scorers(kernel_of_worker.size());
-  ScoringResult result{engine::BestHits(queries, 1), {}};
   const auto score_tile = [&](std::size_t w, const engine::WorkTile& tile) {
     if (!scorers[w]) scorers[w] = kernel_of_worker[w]->make_scorer();
-    scorers[w]->score_tile(tile, tables[w]);
+    if (!tables[w]) tables[w].emplace(queries, 1);
+    scorers[w]->score_tile(tile, *tables[w]);
     return tile_cells(problem, tile);
   };
+  ScoringResult result{engine::BestHits(queries, 1), {}};
   result.devices = engine::run_workers(groups, queue, progress ? &*progress : nullptr, score_tile);
-  for (const auto& table : tables) result.best.merge(table);
+  merge_tables(tables, result.best, static_cast<unsigned>(kernel_of_worker.size()));
   return result;
 }
 
