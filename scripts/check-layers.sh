@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refuses an #include that points up the layers (docs/architecture.md):
-#   core <- io, engine <- kernels <- papara, search <- cli
+#   core <- io, engine <- index <- kernels <- papara, search, mem <- cli
 # A tool includes no other tool; kernels include nothing from a tool. Run by ctest (layering).
 # usage: scripts/check-layers.sh [SRC_DIR]
 set -euo pipefail
@@ -9,10 +9,12 @@ declare -A allowed=(
   [core]="core hyalign"
   [io]="core io"
   [engine]="core engine"
-  [kernels]="core engine kernels"
+  [index]="core io index"
+  [kernels]="core engine index kernels"
   [papara]="core io engine kernels papara"
   [search]="core io engine kernels search"
-  [cli]="core io engine papara search cli hyalign"
+  [mem]="core io engine index kernels mem"
+  [cli]="core io engine kernels papara search mem cli hyalign"
 )
 bad=0
 for layer in "${!allowed[@]}"; do

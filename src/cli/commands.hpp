@@ -2,6 +2,7 @@
 // One function per subcommand: registers its options on the main app and returns the action to run.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -12,5 +13,9 @@ using Action = std::function<void()>;
 // `command_line` is the whole invocation, for logs.
 void add_papara_command(CLI::App& app, Action& action, const std::string& command_line);
 void add_search_command(CLI::App& app, Action& action);
+void add_mem_command(CLI::App& app, Action& action);
+// The arguments with MUMmer's single-dash words (-mum, -maxmatch, ...) of `hyalign mem` as the
+// --words CLI11 reads.
+std::vector<std::string> mummer_style_arguments(int argc, char** argv);
 
 }  // namespace hyalign::cli

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -41,8 +42,12 @@ int run(int argc, char** argv) {
   hyalign::cli::Action action;
   hyalign::cli::add_papara_command(app, action, command_line);
   hyalign::cli::add_search_command(app, action);
+  hyalign::cli::add_mem_command(app, action);
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = hyalign::cli::mummer_style_arguments(argc, argv);
+    std::vector<char*> arg_pointers;
+    for (auto& a : args) arg_pointers.push_back(a.data());
+    app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

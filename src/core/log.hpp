@@ -43,6 +43,20 @@ void log_warning(fmt::format_string<Args...> format, Args&&... args) {
 // Peak resident memory of this process so far, in MiB (for the closing log line of a run).
 double peak_memory_mib();
 
+// Seconds between laps, for the phase times a run logs.
+class Stopwatch {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return s;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 // Thread-safe "done/total" counter that redraws one stderr line at most a few times a second,
 // only when stderr is a terminal.
 class Progress {

@@ -19,19 +19,6 @@
 namespace hyalign::papara {
 namespace {
 
-class Stopwatch {
- public:
-  double lap() {
-    auto now = std::chrono::steady_clock::now();
-    double s = std::chrono::duration<double>(now - last_).count();
-    last_ = now;
-    return s;
-  }
-
- private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
-
 // The run's outputs, opened before any work so that an unwritable one fails fast: the alignment,
 // and without -o PaPaRa's log (a copy of the log lines) and quality files. All are finished (every
 // write error seen) before any replaces its target.

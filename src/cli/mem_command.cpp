@@ -1,0 +1,82 @@
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "mem/mem.hpp"
+
+namespace hyalign::cli {
+namespace {
+
+// MUMmer spells its match kinds as single-dash words, which CLI11 reads only as --words.
+constexpr std::string_view kMummerWords[] = {"-mum", "-mumreference", "-mumcand", "-maxmatch"};
+
+constexpr std::uint32_t kMaxMinLength = 1u << 30;
+
+}  // namespace
+
+std::vector<std::string> mummer_style_arguments(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (argc < 2 || args[1] != "mem") return args;
+  for (std::size_t i = 2; i < args.size(); ++i)
+    for (std::string_view word : kMummerWords)
+      if (args[i] == word) args[i] = "-" + args[i];
+  return args;
+}
+
+void add_mem_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand(
+      "mem",
+      "Maximal exact matches of queries against a reference, as MUMmer 3.23's mummer (same options and output; "
+      "the matches of a section are printed sorted by query position, reference position and length)");
+  auto options = std::make_shared<mem::MemOptions>();
+  auto threads = std::make_shared<unsigned>(0);
+  auto kind = std::make_shared<std::string>("mumreference");
+  auto both = std::make_shared<bool>(false), reverse_only = std::make_shared<bool>(false);
+
+  cmd->add_option("reference", options->reference, "Reference: FASTA (may be gzipped) or an index from 'mem index'")
+      ->required();
+  cmd->add_option("queries", options->queries, "Query files: FASTA/FASTQ, may be gzipped")->required();
+  auto* mum = cmd->add_flag_callback("--mum", [kind] { *kind = "mum"; },
+                                     "Matches unique in both the reference and the query");
+  auto* mumref = cmd->add_flag_callback("--mumreference,--mumcand", [kind] { *kind = "mumreference"; },
+                                        "Matches unique in the reference (the default)");
+  auto* maxmatch = cmd->add_flag_callback("--maxmatch", [kind] { *kind = "maxmatch"; },
+                                          "All maximal matches, unique or not");
+  mum->excludes(mumref)->excludes(maxmatch);
+  mumref->excludes(maxmatch);
+  cmd->add_option("-l", options->params.min_length, "Minimum match length")
+      ->check(CLI::Range(std::uint32_t{1}, kMaxMinLength))
+      ->capture_default_str();
+  cmd->add_flag("-n", options->params.bases_only, "Only a, c, g and t match (either case)");
+  cmd->add_flag("-b", *both, "Forward and reverse-complement matches");
+  auto* r = cmd->add_flag("-r", *reverse_only, "Reverse-complement matches only");
+  cmd->get_option("-b")->excludes(r);
+  cmd->add_flag("-c", options->forward_positions,
+                "Reverse-complement matches at their query position on the forward strand");
+  cmd->add_flag("-s", options->show_substrings, "Print each match's letters");
+  cmd->add_flag("-F", options->reference_names, "4-column output (reference name first) for any reference");
+  cmd->add_flag("-L", options->show_lengths, "Query lengths on the header lines");
+  cmd->add_option("-o,--out", options->out, "Output file ('-' = stdout)")->capture_default_str();
+  cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
+
+  auto* index = cmd->add_subcommand("index", "Build the index of a FASTA reference once, for later runs");
+  auto index_input = std::make_shared<std::string>(), index_output = std::make_shared<std::string>();
+  index->add_option("reference", *index_input, "Reference FASTA (may be gzipped)")->required();
+  index->add_option("-o,--out", *index_output, "Index file to write (.hymi)")->required();
+  index->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
+  index->callback([=, &action] {
+    action = [=] { mem::run_mem_index(*index_input, *index_output, worker_threads(*threads, "-t")); };
+  });
+
+  cmd->callback([=, &action] {
+    if (index->parsed()) return;  // its own callback sets the action
+    options->params.kind = *kind == "mum"        ? kernels::MemKind::mum
+                           : *kind == "maxmatch" ? kernels::MemKind::maxmatch
+                                                 : kernels::MemKind::mumreference;
+    options->strands = *both ? mem::Strands::both : *reverse_only ? mem::Strands::reverse : mem::Strands::forward;
+    options->threads = worker_threads(*threads, "-t");
+    action = [options] { mem::run_mem(*options); };
+  });
+}
+
+}  // namespace hyalign::cli

@@ -1,0 +1,155 @@
+#include "index/suffix_index.hpp"
+
+#include <divsufsort.h>
+#include <divsufsort64.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/parallel.hpp"
+
+namespace hyalign::index {
+namespace {
+
+// Letters of the prefix table: about a quarter as many codes as text letters (so a bucket holds a
+// few suffixes), at most 4^12 (two 64 MiB arrays).
+unsigned prefix_letters_for(std::size_t text_length) {
+  const double log4 = std::log(static_cast<double>(std::max<std::size_t>(text_length, 4))) / std::log(4.0);
+  return static_cast<unsigned>(std::clamp(std::floor(log4) - 1.0, 1.0, 12.0));
+}
+
+std::vector<std::uint32_t> build_suffix_array(const std::string& text) {
+  const std::size_t n = text.size();
+  std::vector<std::uint32_t> sa(n);
+  const auto* letters = reinterpret_cast<const sauchar_t*>(text.data());
+  if (n < (std::size_t{1} << 31)) {
+    static_assert(sizeof(saidx_t) == sizeof(std::uint32_t));
+    if (divsufsort(letters, reinterpret_cast<saidx_t*>(sa.data()), static_cast<saidx_t>(n)) != 0)
+      throw std::runtime_error("suffix array construction failed");
+    return sa;
+  }
+  std::vector<saidx64_t> wide(n);
+  if (divsufsort64(letters, wide.data(), static_cast<saidx64_t>(n)) != 0)
+    throw std::runtime_error("suffix array construction failed");
+  std::copy(wide.begin(), wide.end(), sa.begin());
+  return sa;
+}
+
+// 1 if the suffix at `pos` is greater than `pattern` over the compared letters, -1 if smaller, 0
+// if it starts with it. The text ends with a separator, which is smaller than every letter.
+int compare_suffix(std::string_view text, std::size_t pos, std::string_view pattern, std::size_t from) {
+  for (std::size_t i = from; i < pattern.size(); ++i) {
+    const auto t = static_cast<unsigned char>(pos + i < text.size() ? text[pos + i] : kSeparator);
+    const auto p = static_cast<unsigned char>(pattern[i]);
+    if (t != p) return t < p ? -1 : 1;
+  }
+  return 0;
+}
+
+void lower_to(std::atomic_ref<std::uint32_t> slot, std::uint32_t value) {
+  for (std::uint32_t seen = slot.load(); value < seen && !slot.compare_exchange_weak(seen, value);) {
+  }
+}
+void raise_to(std::atomic_ref<std::uint32_t> slot, std::uint32_t value) {
+  for (std::uint32_t seen = slot.load(); value > seen && !slot.compare_exchange_weak(seen, value);) {
+  }
+}
+
+}  // namespace
+
+SuffixIndex SuffixIndex::build(ReferenceText reference, unsigned threads) {
+  SuffixIndex index;
+  index.ref_ = std::move(reference);
+  index.sa_ = build_suffix_array(index.ref_.text);
+  index.prefix_letters_ = prefix_letters_for(index.ref_.text.size());
+  index.build_prefix_table(threads);
+  return index;
+}
+
+SuffixIndex::SuffixIndex(ReferenceText reference, std::vector<std::uint32_t> suffix_array, unsigned prefix_letters,
+                         std::vector<std::uint32_t> bucket_lo, std::vector<std::uint32_t> bucket_hi)
+    : ref_(std::move(reference)),
+      sa_(std::move(suffix_array)),
+      prefix_letters_(prefix_letters),
+      bucket_lo_(std::move(bucket_lo)),
+      bucket_hi_(std::move(bucket_hi)) {}
+
+// Suffixes with one K-letter a/c/g/t prefix are consecutive rows; each thread scans a range of rows
+// and records the runs it sees (a run split between two threads is joined by min/max).
+void SuffixIndex::build_prefix_table(unsigned threads) {
+  const std::size_t codes = std::size_t{1} << (2 * prefix_letters_);
+  bucket_lo_.assign(codes, UINT32_MAX);
+  bucket_hi_.assign(codes, 0);
+  const std::size_t n = sa_.size(), parts = std::max<std::size_t>(1, std::min<std::size_t>(n / 65536 + 1, 64 * threads));
+  const std::string_view text = ref_.text;
+  parallel_for(parts, threads, [&](std::size_t p, unsigned) {
+    const std::size_t first = n * p / parts, end = n * (p + 1) / parts;
+    long run_code = -1;
+    std::size_t run_start = first;
+    auto close_run = [&](std::size_t at) {
+      if (run_code < 0) return;
+      lower_to(std::atomic_ref(bucket_lo_[static_cast<std::size_t>(run_code)]), static_cast<std::uint32_t>(run_start));
+      raise_to(std::atomic_ref(bucket_hi_[static_cast<std::size_t>(run_code)]), static_cast<std::uint32_t>(at));
+    };
+    for (std::size_t x = first; x < end; ++x) {
+      long code = 0;
+      const std::size_t pos = sa_[x];
+      for (unsigned i = 0; i < prefix_letters_ && code >= 0; ++i) {
+        const int c = pos + i < text.size() ? base_code(text[pos + i]) : -1;
+        code = c < 0 ? -1 : code * 4 + c;
+      }
+      if (code != run_code) {
+        close_run(x);
+        run_code = code;
+        run_start = x;
+      }
+    }
+    close_run(end);
+  });
+  for (std::size_t c = 0; c < codes; ++c)
+    if (bucket_lo_[c] == UINT32_MAX) bucket_lo_[c] = bucket_hi_[c] = 0;
+}
+
+SaInterval SuffixIndex::narrow(SaInterval within, std::string_view pattern, std::size_t depth) const {
+  const std::string_view text = ref_.text;
+  std::uint32_t lo = within.lo, hi = within.hi;
+  while (lo < hi) {  // first row not below the pattern
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (compare_suffix(text, sa_[mid], pattern, depth) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  const std::uint32_t first = lo;
+  hi = within.hi;
+  while (lo < hi) {  // first row above it
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (compare_suffix(text, sa_[mid], pattern, depth) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return {first, lo};
+}
+
+SaInterval SuffixIndex::find(std::string_view pattern) const {
+  if (pattern.size() >= prefix_letters_) {
+    std::size_t code = 0;
+    bool bases = true;
+    for (unsigned i = 0; i < prefix_letters_ && bases; ++i) {
+      const int c = base_code(pattern[i]);
+      bases = c >= 0;
+      code = code * 4 + static_cast<std::size_t>(std::max(c, 0));
+    }
+    if (bases) {
+      const SaInterval bucket{bucket_lo_[code], bucket_hi_[code]};
+      return bucket.empty() || pattern.size() == prefix_letters_ ? bucket : narrow(bucket, pattern, prefix_letters_);
+    }
+  }
+  return narrow({0, static_cast<std::uint32_t>(sa_.size())}, pattern, 0);
+}
+
+std::size_t SuffixIndex::bytes() const {
+  return ref_.text.size() + sa_.size() * sizeof(std::uint32_t) +
+         (bucket_lo_.size() + bucket_hi_.size()) * sizeof(std::uint32_t);
+}
+
+}  // namespace hyalign::index

@@ -1,0 +1,65 @@
+#pragma once
+// The index `mem` (and later `map`) searches: the reference text, its suffix array (built with
+// libdivsufsort), and a table of the suffix-array interval of every K-letter a/c/g/t prefix, so a
+// search starts K letters deep instead of at the root. 5 bytes per reference letter plus the table.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "index/reference_text.hpp"
+
+namespace hyalign::index {
+
+// Suffix-array rows lo .. hi-1.
+struct SaInterval {
+  std::uint32_t lo = 0, hi = 0;
+  std::uint32_t size() const { return hi - lo; }
+  bool empty() const { return hi <= lo; }
+};
+
+class SuffixIndex {
+ public:
+  static SuffixIndex build(ReferenceText reference, unsigned threads);
+  // From the parts read back from an index file.
+  SuffixIndex(ReferenceText reference, std::vector<std::uint32_t> suffix_array, unsigned prefix_letters,
+              std::vector<std::uint32_t> bucket_lo, std::vector<std::uint32_t> bucket_hi);
+
+  const ReferenceText& reference() const { return ref_; }
+  std::string_view text() const { return ref_.text; }
+  std::span<const std::uint32_t> suffix_array() const { return sa_; }
+  unsigned prefix_letters() const { return prefix_letters_; }
+  std::span<const std::uint32_t> bucket_lo() const { return bucket_lo_; }
+  std::span<const std::uint32_t> bucket_hi() const { return bucket_hi_; }
+
+  // The suffixes that start with `pattern` (lower-case letters).
+  SaInterval find(std::string_view pattern) const;
+  // Narrows `within`, whose suffixes all start with pattern[0, depth), to those that start with
+  // pattern[0, pattern.size()).
+  SaInterval narrow(SaInterval within, std::string_view pattern, std::size_t depth) const;
+
+  // Bytes of memory the index uses.
+  std::size_t bytes() const;
+
+ private:
+  SuffixIndex() = default;
+  void build_prefix_table(unsigned threads);
+  ReferenceText ref_;
+  std::vector<std::uint32_t> sa_;
+  unsigned prefix_letters_ = 0;
+  std::vector<std::uint32_t> bucket_lo_, bucket_hi_;  // per K-letter code (a=0 c=1 g=2 t=3)
+};
+
+// 2-bit code of an a/c/g/t letter, -1 for any other byte.
+inline int base_code(char c) {
+  switch (c) {
+    case 'a': return 0;
+    case 'c': return 1;
+    case 'g': return 2;
+    case 't': return 3;
+    default: return -1;
+  }
+}
+
+}  // namespace hyalign::index

@@ -1,0 +1,165 @@
+#include "mem/mem.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/parallel.hpp"
+#include "index/index_file.hpp"
+#include "io/atomic_output.hpp"
+#include "io/sequence_reader.hpp"
+#include "mem/mem_output.hpp"
+
+namespace hyalign::mem {
+namespace {
+
+// Queries are read and matched in batches of about this many letters, so memory stays bounded
+// however many there are; output is written batch by batch in input order.
+constexpr std::size_t kBatchLetters = std::size_t{4} << 20;
+constexpr std::size_t kBatchRecords = 16384;
+
+index::SuffixIndex load_or_build_index(const std::string& reference, unsigned threads) {
+  Stopwatch clock;
+  if (index::is_index_file(reference)) {
+    index::SuffixIndex index = index::read_index(reference);
+    log_info("read index {}: {} sequences, {} letters ({:.2f} s)", reference, index.reference().sequences(),
+             index.text().size() - index.reference().sequences(), clock.lap());
+    return index;
+  }
+  index::ReferenceText text = index::read_reference(reference);
+  const double read_seconds = clock.lap();
+  index::SuffixIndex index = index::SuffixIndex::build(std::move(text), threads);
+  log_info("indexed {}: {} sequences, {} letters (read {:.2f} s, suffix array {:.2f} s, {:.1f} bytes per letter)",
+           reference, index.reference().sequences(), index.text().size() - index.reference().sequences(),
+           read_seconds, clock.lap(), static_cast<double>(index.bytes()) / static_cast<double>(index.text().size()));
+  return index;
+}
+
+// IUPAC complements (MUMmer's); any other letter stays as it is.
+char complement(char c) {
+  switch (c) {
+    case 'a': return 't';
+    case 'c': return 'g';
+    case 'g': return 'c';
+    case 't': return 'a';
+    case 'r': return 'y';
+    case 'y': return 'r';
+    case 'k': return 'm';
+    case 'm': return 'k';
+    case 'b': return 'v';
+    case 'v': return 'b';
+    case 'd': return 'h';
+    case 'h': return 'd';
+    default: return c;
+  }
+}
+
+std::string lower_case(std::string_view letters) {
+  std::string s(letters);
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string reverse_complement(std::string_view letters) {
+  std::string rc(letters.rbegin(), letters.rend());
+  for (char& c : rc) c = complement(c);
+  return rc;
+}
+
+class QueryMatcher {
+ public:
+  QueryMatcher(const MemOptions& options, const index::SuffixIndex& index)
+      : options_(options), index_(index), finder_(index, options.params),
+        style_{options.reference_names || index.reference().sequences() > 1, options.show_lengths,
+               options.show_substrings, options.forward_positions} {}
+
+  // The sections of one query (forward, reverse or both), as printed; returns the match count.
+  std::size_t sections(const SequenceRecord& record, std::string& out) const {
+    const std::string_view name = std::string_view(record.name).substr(0, record.id_length);
+    const std::string forward = lower_case(record.sequence);
+    std::size_t found = 0;
+    if (options_.strands != Strands::reverse) found += section(name, false, forward, out);
+    if (options_.strands != Strands::forward) found += section(name, true, reverse_complement(forward), out);
+    return found;
+  }
+
+ private:
+  std::size_t section(std::string_view name, bool reverse, const std::string& strand, std::string& out) const {
+    std::vector<kernels::MemMatch> matches;
+    finder_.find(strand, matches);
+    if (options_.params.kind == kernels::MemKind::mum) kernels::keep_query_unique(strand, matches);
+    append_section(out, index_.reference(), name, reverse, strand, matches, style_);
+    return matches.size();
+  }
+
+  const MemOptions& options_;
+  const index::SuffixIndex& index_;
+  kernels::MemFinder finder_;
+  SectionStyle style_;
+};
+
+struct QueryTotals {
+  std::size_t queries = 0, letters = 0, longest = 0, matches = 0;
+};
+
+void match_query_file(const std::string& path, const QueryMatcher& matcher, unsigned threads, AtomicOutput& out,
+                      QueryTotals& totals) {
+  SequenceReader reader(path);
+  std::vector<SequenceRecord> batch;
+  std::vector<std::string> text;
+  std::vector<std::size_t> found;
+  for (bool more = true; more;) {
+    batch.clear();
+    std::size_t letters = 0;
+    while (letters < kBatchLetters && batch.size() < kBatchRecords) {
+      batch.emplace_back();
+      if (!reader.next(batch.back())) {
+        batch.pop_back();
+        more = false;
+        break;
+      }
+      letters += batch.back().sequence.size();
+      totals.longest = std::max(totals.longest, batch.back().sequence.size());
+    }
+    text.assign(batch.size(), {});
+    found.assign(batch.size(), 0);
+    parallel_for(batch.size(), threads, [&](std::size_t i, unsigned) { found[i] = matcher.sections(batch[i], text[i]); });
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      out.write(text[i]);
+      totals.matches += found[i];
+    }
+    totals.queries += batch.size();
+    totals.letters += letters;
+  }
+}
+
+}  // namespace
+
+void run_mem(const MemOptions& options) {
+  AtomicOutput out(options.out);  // opened first: an unwritable output fails before any work
+  Stopwatch clock;
+  const index::SuffixIndex index = load_or_build_index(options.reference, options.threads);
+  clock.lap();
+  const QueryMatcher matcher(options, index);
+  QueryTotals totals;
+  for (const std::string& path : options.queries) match_query_file(path, matcher, options.threads, out, totals);
+  if (totals.queries == 0) throw InputError(options.queries.front(), "no query sequences");
+  if (totals.longest < options.params.min_length)
+    log_warning("-l {} is longer than every query (the longest has {} letters): no match can be found",
+                options.params.min_length, totals.longest);
+  out.finish();
+  log_info("matched {} queries ({} letters): {} matches ({:.2f} s); peak memory {:.0f} MiB", totals.queries,
+           totals.letters, totals.matches, clock.lap(), peak_memory_mib());
+  out.commit();
+}
+
+void run_mem_index(const std::string& reference, const std::string& out, unsigned threads) {
+  const index::SuffixIndex index = load_or_build_index(reference, threads);
+  Stopwatch clock;
+  index::write_index(index, out);
+  log_info("wrote {} ({:.1f} MiB, {:.2f} s); peak memory {:.0f} MiB", out,
+           static_cast<double>(index.bytes()) / (1 << 20), clock.lap(), peak_memory_mib());
+}
+
+}  // namespace hyalign::mem

@@ -1,0 +1,32 @@
+#pragma once
+// hyalign mem: maximal exact matches of query sequences against a reference, MUMmer 3.23's
+// `mummer` output.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/mem_kernel.hpp"
+
+namespace hyalign::mem {
+
+enum class Strands { forward, both, reverse };
+
+struct MemOptions {
+  std::string reference;             // FASTA (plain or gzip) or an index file from `mem index`
+  std::vector<std::string> queries;  // FASTA/FASTQ files, plain or gzip
+  kernels::MemParams params;
+  Strands strands = Strands::forward;
+  bool forward_positions = false;  // -c: reverse matches' query positions on the forward strand
+  bool show_substrings = false;     // -s
+  bool reference_names = false;     // -F: the 4-column form even for a one-sequence reference
+  bool show_lengths = false;        // -L
+  std::string out = "-";
+  unsigned threads = 1;
+};
+
+void run_mem(const MemOptions& options);
+
+// `hyalign mem index`: builds the index of a FASTA reference and writes it.
+void run_mem_index(const std::string& reference, const std::string& out, unsigned threads);
+
+}  // namespace hyalign::mem
