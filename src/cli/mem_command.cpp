@@ -33,9 +33,10 @@ void add_mem_command(CLI::App& app, Action& action) {
   auto kind = std::make_shared<std::string>("mumreference");
   auto both = std::make_shared<bool>(false), reverse_only = std::make_shared<bool>(false);
 
-  cmd->add_option("reference", options->reference, "Reference: FASTA (may be gzipped) or an index from 'mem index'")
-      ->required();
-  cmd->add_option("queries", options->queries, "Query files: FASTA/FASTQ, may be gzipped")->required();
+  // Checked in the callback: CLI11 fills required positionals before it looks for the `index`
+  // subcommand.
+  cmd->add_option("reference", options->reference, "Reference: FASTA (may be gzipped) or an index from 'mem index'");
+  cmd->add_option("queries", options->queries, "Query files: FASTA/FASTQ, may be gzipped");
   auto* mum = cmd->add_flag_callback("--mum", [kind] { *kind = "mum"; },
                                      "Matches unique in both the reference and the query");
   auto* mumref = cmd->add_flag_callback("--mumreference,--mumcand", [kind] { *kind = "mumreference"; },
@@ -70,6 +71,8 @@ void add_mem_command(CLI::App& app, Action& action) {
 
   cmd->callback([=, &action] {
     if (index->parsed()) return;  // its own callback sets the action
+    if (options->reference.empty() || options->queries.empty())
+      throw CLI::RequiredError("mem: a reference and a query file (or the index subcommand)");
     options->params.kind = *kind == "mum"        ? kernels::MemKind::mum
                            : *kind == "maxmatch" ? kernels::MemKind::maxmatch
                                                  : kernels::MemKind::mumreference;

@@ -234,5 +234,30 @@ column=$(head -n 1 tree_negative.nwk | grep -bo ':-' | head -n 1 | cut -d: -f1)
 expect_success negative_branch_length "warning: $w/tree_negative.nwk:1:$((column + 2)): negative branch length -" -- \
   -t "$w/tree_negative.nwk" -s "$w/ref.phy" -q "$w/queries.fa"
 
+# ---- hyalign mem ----
+printf '>chr\nACGTACGTTTGACCATGCATGCAAGGTTACGTGGGTTTAACCCGTGATCGATCGATTTGACCA\n>plasmid\nGGGTTTAACCCGTGATCG\n' >mem_ref.fa
+printf '>q1\nGTTTGACCATGCATGCAAGGTTACGTGG\n' >mem_q.fa
+printf '>a\n>b\n' >mem_no_letters.fa
+"$hyalign" mem index mem_ref.fa -o mem_ref.hymi 2>/dev/null
+head -c 100 mem_ref.hymi >mem_truncated.hymi
+cp mem_ref.hymi mem_damaged.hymi && printf 'x' | dd of=mem_damaged.hymi bs=1 seek=120 conv=notrunc 2>/dev/null
+check_error mem_missing_reference 'nope.fa' -- mem "$w/nope.fa" "$w/mem_q.fa"
+check_error mem_empty_reference 'empty.fa' -- mem "$w/empty.fa" "$w/mem_q.fa"
+check_error mem_reference_without_letters 'no sequence letters' -- mem "$w/mem_no_letters.fa" "$w/mem_q.fa"
+check_error mem_binary_reference 'garbage.bin' -- mem "$w/garbage.bin" "$w/mem_q.fa"
+check_error mem_empty_queries 'empty.fa' -- mem "$w/mem_ref.fa" "$w/empty.fa"
+check_error mem_no_queries 'query file' -- mem "$w/mem_ref.fa"
+check_error mem_min_length_zero '-l' -- mem -l 0 "$w/mem_ref.fa" "$w/mem_q.fa"
+check_error mem_two_kinds 'excludes' -- mem -mum -maxmatch "$w/mem_ref.fa" "$w/mem_q.fa"
+check_error mem_both_and_reverse 'excludes' -- mem -b -r "$w/mem_ref.fa" "$w/mem_q.fa"
+check_error mem_truncated_index 'truncated' -- mem "$w/mem_truncated.hymi" "$w/mem_q.fa"
+check_error mem_damaged_index 'damaged' -- mem "$w/mem_damaged.hymi" "$w/mem_q.fa"
+check_error mem_unwritable_output 'no_such_dir' -- mem -o "$w/no_such_dir/out.txt" "$w/mem_ref.fa" "$w/mem_q.fa"
+check_error mem_index_without_output '-o' -- mem index "$w/mem_ref.fa"
+if "$hyalign" mem -l 1000 "$w/mem_ref.fa" "$w/mem_q.fa" >mem_long.out 2>mem_long.err &&
+   grep -q 'warning: -l 1000 is longer than every query' mem_long.err && [ "$(cat mem_long.out)" = '> q1' ]; then
+  ok mem_min_length_over_every_query
+else fail "mem_min_length_over_every_query: $(cat mem_long.err)"; fi
+
 echo "bad_input: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]

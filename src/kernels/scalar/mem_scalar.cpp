@@ -43,7 +43,11 @@ std::vector<MemMatch> find_mems_scalar(std::string_view text, std::string_view q
         left_maximal(text, query, where, q, params))
       out.push_back({where, static_cast<std::uint32_t>(q), longest});
   }
-  if (params.kind == MemKind::mum) keep_query_unique(query, out);
+  if (params.kind == MemKind::mum)  // the string must also occur once in the query
+    std::erase_if(out, [&](const MemMatch& m) {
+      const std::string_view letters = query.substr(m.query_pos, m.length);
+      return query.find(letters, m.query_pos + 1) != std::string_view::npos || query.find(letters) != m.query_pos;
+    });
   sort_matches(out);
   return out;
 }

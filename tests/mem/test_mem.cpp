@@ -1,0 +1,158 @@
+// The suffix index, its file, and the maximal-match finder against the plain definition.
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "index/index_file.hpp"
+#include "index/suffix_index.hpp"
+#include "kernels/mem_kernel.hpp"
+
+namespace hyalign {
+namespace {
+
+using kernels::MemKind;
+using kernels::MemMatch;
+using kernels::MemParams;
+
+index::ReferenceText reference_of(const std::vector<std::string>& sequences) {
+  index::ReferenceText ref;
+  for (std::size_t i = 0; i < sequences.size(); ++i) {
+    ref.names.push_back("seq" + std::to_string(i));
+    ref.starts.push_back(ref.text.size());
+    ref.lengths.push_back(sequences[i].size());
+    ref.text += sequences[i];
+    ref.text.push_back(index::kSeparator);
+  }
+  return ref;
+}
+
+std::string random_letters(std::mt19937& rng, std::size_t n, std::string_view alphabet = "acgt") {
+  std::string s(n, 'a');
+  for (char& c : s) c = alphabet[rng() % alphabet.size()];
+  return s;
+}
+
+// Reference shapes that stress different paths: random, repeat-rich (copies with a few changes),
+// tandem repeats, a homopolymer, N runs and other letters.
+std::vector<std::string> reference_shape(std::mt19937& rng, int shape) {
+  switch (shape) {
+    case 0: return {random_letters(rng, 1500)};
+    case 1: {
+      const std::string unit = random_letters(rng, 120);
+      std::string s;
+      for (int copy = 0; copy < 10; ++copy) {
+        std::string c = unit;
+        c[rng() % c.size()] = "acgt"[rng() % 4];
+        s += c + random_letters(rng, rng() % 20);
+      }
+      return {s, unit, random_letters(rng, 200)};
+    }
+    case 2: {
+      std::string s;
+      for (int i = 0; i < 200; ++i) s += "acgtt";
+      return {s + random_letters(rng, 100), std::string(300, 'a')};
+    }
+    default: return {random_letters(rng, 300) + std::string(100, 'n') + random_letters(rng, 300, "acgtnrykm"),
+                     random_letters(rng, 40), "acgt"};
+  }
+}
+
+std::string query_from(std::mt19937& rng, const std::vector<std::string>& sequences) {
+  switch (rng() % 6) {
+    case 0: return random_letters(rng, rng() % 200);
+    case 1: return std::string(rng() % 60, "an"[rng() % 2]);
+    default: {  // a mutated piece of a reference sequence, maybe running over its ends
+      const std::string& s = sequences[rng() % sequences.size()];
+      const std::size_t start = rng() % (s.size() + 1);
+      std::string q = s.substr(start, rng() % 250);
+      for (char& c : q)
+        if (rng() % 25 == 0) c = "acgtn"[rng() % 5];
+      if (rng() % 3 == 0) q = random_letters(rng, rng() % 10) + q;
+      return q;
+    }
+  }
+}
+
+TEST(MemFinder, EqualsTheDefinitionOnEveryShapeKindAndOption) {
+  std::mt19937 rng(20261123);
+  for (int shape = 0; shape < 4; ++shape) {
+    const auto sequences = reference_shape(rng, shape);
+    const index::SuffixIndex idx = index::SuffixIndex::build(reference_of(sequences), 2);
+    for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference, MemKind::mum})
+      for (std::uint32_t min_length : {1u, 3u, 8u, 12u, 20u, 33u})
+        for (bool bases_only : {false, true}) {
+          const MemParams params{kind, min_length, bases_only};
+          const kernels::MemFinder finder(idx, params);
+          for (int q = 0; q < 12; ++q) {
+            const std::string query = query_from(rng, sequences);
+            std::vector<MemMatch> found;
+            finder.find(query, found);
+            if (kind == MemKind::mum) kernels::keep_query_unique(query, found);
+            const auto expected = kernels::find_mems_scalar(idx.text(), query, params);
+            ASSERT_EQ(found, expected) << "shape " << shape << " kind " << static_cast<int>(kind) << " -l "
+                                       << min_length << (bases_only ? " -n" : "") << " query " << query;
+          }
+        }
+  }
+}
+
+TEST(SuffixIndex, FindsEveryOccurrenceOfAPattern) {
+  std::mt19937 rng(7);
+  const auto sequences = reference_shape(rng, 1);
+  const index::SuffixIndex idx = index::SuffixIndex::build(reference_of(sequences), 1);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::string& s = sequences[rng() % sequences.size()];
+    const std::string pattern = s.substr(rng() % s.size(), 1 + rng() % 16);
+    std::size_t expected = 0;
+    for (std::size_t p = idx.text().find(pattern); p != std::string_view::npos; p = idx.text().find(pattern, p + 1))
+      ++expected;
+    EXPECT_EQ(idx.find(pattern).size(), expected) << pattern;
+  }
+  EXPECT_TRUE(idx.find("acgtacgtacgtacgtacgtacgtacgtacgtacgtacgtx").empty());
+}
+
+class IndexFileTest : public ::testing::Test {
+ protected:
+  std::filesystem::path dir_ = std::filesystem::temp_directory_path() / ("hyalign_index_test_" + std::to_string(getpid()));
+  void SetUp() override { std::filesystem::create_directories(dir_); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const char* name) const { return (dir_ / name).string(); }
+};
+
+TEST_F(IndexFileTest, RoundTripsAndRefusesTruncatedDamagedAndForeignFiles) {
+  std::mt19937 rng(3);
+  const index::SuffixIndex built = index::SuffixIndex::build(reference_of(reference_shape(rng, 3)), 2);
+  index::write_index(built, path("ref.hymi"));
+  ASSERT_TRUE(index::is_index_file(path("ref.hymi")));
+  const index::SuffixIndex read = index::read_index(path("ref.hymi"));
+  EXPECT_EQ(read.text(), built.text());
+  EXPECT_EQ(read.reference().names, built.reference().names);
+  EXPECT_TRUE(std::equal(read.suffix_array().begin(), read.suffix_array().end(), built.suffix_array().begin(),
+                         built.suffix_array().end()));
+
+  const auto size = std::filesystem::file_size(path("ref.hymi"));
+  std::filesystem::copy_file(path("ref.hymi"), path("short.hymi"));
+  std::filesystem::resize_file(path("short.hymi"), size - 100);
+  try {
+    index::read_index(path("short.hymi"));
+    FAIL() << "a truncated index was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+  }
+  std::filesystem::copy_file(path("ref.hymi"), path("damaged.hymi"));
+  {
+    std::fstream f(path("damaged.hymi"), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size / 2));
+    f.put('\x7f');
+  }
+  EXPECT_THROW(index::read_index(path("damaged.hymi")), InputError);
+  std::ofstream(path("foreign.hymi")) << ">not an index\nACGT\n";
+  EXPECT_FALSE(index::is_index_file(path("foreign.hymi")));
+}
+
+}  // namespace
+}  // namespace hyalign
