@@ -5,7 +5,7 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config zlib1g-dev libcli11-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev libparasail-dev libxxhash-dev libdivsufsort-dev
-          mummer kleborate-examples
+          mummer kleborate-examples dwgsim xz-utils
           clang libclang-rt-dev "$@")
 missing=()
 for p in "${packages[@]}"; do

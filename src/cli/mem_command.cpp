@@ -77,6 +77,8 @@ void add_mem_command(CLI::App& app, Action& action) {
                            : *kind == "maxmatch" ? kernels::MemKind::maxmatch
                                                  : kernels::MemKind::mumreference;
     options->strands = *both ? mem::Strands::both : *reverse_only ? mem::Strands::reverse : mem::Strands::forward;
+    if (options->forward_positions && options->strands == mem::Strands::forward)
+      throw CLI::ValidationError("-c", "needs -b or -r (it places reverse-complement matches)");
     options->threads = worker_threads(*threads, "-t");
     action = [options] { mem::run_mem(*options); };
   });

@@ -84,10 +84,8 @@ void write_index(const SuffixIndex& index, const std::string& path) {
                                        ref.text,
                                        {reinterpret_cast<const char*>(index.suffix_array().data()),
                                         index.suffix_array().size_bytes()},
-                                       {reinterpret_cast<const char*>(index.bucket_lo().data()),
-                                        index.bucket_lo().size_bytes()},
-                                       {reinterpret_cast<const char*>(index.bucket_hi().data()),
-                                        index.bucket_hi().size_bytes()}};
+                                       {reinterpret_cast<const char*>(index.buckets().data()),
+                                        index.buckets().size_bytes()}};
   XXH3_state_t hash;
   XXH3_64bits_reset(&hash);
   for (const auto& s : sections) XXH3_64bits_update(&hash, s.data(), s.size());
@@ -118,7 +116,7 @@ SuffixIndex read_index(const std::string& path) {
 
   const std::size_t codes = std::size_t{1} << (2 * header.prefix_letters);
   const std::uint64_t expected = 8 + sizeof header + header.names_bytes + 16 * header.sequences +
-                                 5 * header.text_length + 2 * sizeof(std::uint32_t) * codes;
+                                 5 * header.text_length + sizeof(SaInterval) * codes;
   const std::uint64_t actual = std::filesystem::file_size(path);
   if (actual < expected)
     throw InputError(path, fmt::format("the index file is truncated ({} of {} bytes): build it again", actual, expected));
@@ -132,12 +130,10 @@ SuffixIndex read_index(const std::string& path) {
   ref.lengths = in.read_vector<std::uint64_t>(header.sequences);
   ref.text = in.read_string(header.text_length);
   auto sa = in.read_vector<std::uint32_t>(header.text_length);
-  auto lo = in.read_vector<std::uint32_t>(codes);
-  auto hi = in.read_vector<std::uint32_t>(codes);
+  auto buckets = in.read_vector<SaInterval>(codes);
   if (in.digest() != header.payload_hash || ref.names.size() != header.sequences || !in.at_end())
     throw InputError(path, "the index file is damaged (checksum mismatch): build it again");
-  return SuffixIndex(std::move(ref), std::move(sa), static_cast<unsigned>(header.prefix_letters), std::move(lo),
-                     std::move(hi));
+  return SuffixIndex(std::move(ref), std::move(sa), static_cast<unsigned>(header.prefix_letters), std::move(buckets));
 }
 
 }  // namespace hyalign::index

@@ -13,11 +13,12 @@
 namespace hyalign::index {
 namespace {
 
-// Letters of the prefix table: about a quarter as many codes as text letters (so a bucket holds a
-// few suffixes), at most 4^12 (two 64 MiB arrays).
+// Letters of the prefix table: about as many codes as text letters (a bucket holds about one
+// suffix of a random text, so a seed of that length needs no binary search), at most 4^12 (two
+// 64 MiB arrays).
 unsigned prefix_letters_for(std::size_t text_length) {
   const double log4 = std::log(static_cast<double>(std::max<std::size_t>(text_length, 4))) / std::log(4.0);
-  return static_cast<unsigned>(std::clamp(std::floor(log4) - 1.0, 1.0, 12.0));
+  return static_cast<unsigned>(std::clamp(std::round(log4), 1.0, 12.0));
 }
 
 std::vector<std::uint32_t> build_suffix_array(const std::string& text) {
@@ -69,19 +70,14 @@ SuffixIndex SuffixIndex::build(ReferenceText reference, unsigned threads) {
 }
 
 SuffixIndex::SuffixIndex(ReferenceText reference, std::vector<std::uint32_t> suffix_array, unsigned prefix_letters,
-                         std::vector<std::uint32_t> bucket_lo, std::vector<std::uint32_t> bucket_hi)
-    : ref_(std::move(reference)),
-      sa_(std::move(suffix_array)),
-      prefix_letters_(prefix_letters),
-      bucket_lo_(std::move(bucket_lo)),
-      bucket_hi_(std::move(bucket_hi)) {}
+                         std::vector<SaInterval> buckets)
+    : ref_(std::move(reference)), sa_(std::move(suffix_array)), prefix_letters_(prefix_letters), buckets_(std::move(buckets)) {}
 
 // Suffixes with one K-letter a/c/g/t prefix are consecutive rows; each thread scans a range of rows
 // and records the runs it sees (a run split between two threads is joined by min/max).
 void SuffixIndex::build_prefix_table(unsigned threads) {
   const std::size_t codes = std::size_t{1} << (2 * prefix_letters_);
-  bucket_lo_.assign(codes, UINT32_MAX);
-  bucket_hi_.assign(codes, 0);
+  buckets_.assign(codes, SaInterval{UINT32_MAX, 0});
   const std::size_t n = sa_.size(), parts = std::max<std::size_t>(1, std::min<std::size_t>(n / 65536 + 1, 64 * threads));
   const std::string_view text = ref_.text;
   parallel_for(parts, threads, [&](std::size_t p, unsigned) {
@@ -90,8 +86,9 @@ void SuffixIndex::build_prefix_table(unsigned threads) {
     std::size_t run_start = first;
     auto close_run = [&](std::size_t at) {
       if (run_code < 0) return;
-      lower_to(std::atomic_ref(bucket_lo_[static_cast<std::size_t>(run_code)]), static_cast<std::uint32_t>(run_start));
-      raise_to(std::atomic_ref(bucket_hi_[static_cast<std::size_t>(run_code)]), static_cast<std::uint32_t>(at));
+      SaInterval& bucket = buckets_[static_cast<std::size_t>(run_code)];
+      lower_to(std::atomic_ref(bucket.lo), static_cast<std::uint32_t>(run_start));
+      raise_to(std::atomic_ref(bucket.hi), static_cast<std::uint32_t>(at));
     };
     for (std::size_t x = first; x < end; ++x) {
       long code = 0;
@@ -108,8 +105,8 @@ void SuffixIndex::build_prefix_table(unsigned threads) {
     }
     close_run(end);
   });
-  for (std::size_t c = 0; c < codes; ++c)
-    if (bucket_lo_[c] == UINT32_MAX) bucket_lo_[c] = bucket_hi_[c] = 0;
+  for (SaInterval& bucket : buckets_)
+    if (bucket.lo == UINT32_MAX) bucket = {};
 }
 
 SaInterval SuffixIndex::narrow(SaInterval within, std::string_view pattern, std::size_t depth) const {
@@ -130,26 +127,30 @@ SaInterval SuffixIndex::narrow(SaInterval within, std::string_view pattern, std:
   return {first, lo};
 }
 
-SaInterval SuffixIndex::find(std::string_view pattern) const {
-  if (pattern.size() >= prefix_letters_) {
-    std::size_t code = 0;
-    bool bases = true;
-    for (unsigned i = 0; i < prefix_letters_ && bases; ++i) {
-      const int c = base_code(pattern[i]);
-      bases = c >= 0;
-      code = code * 4 + static_cast<std::size_t>(std::max(c, 0));
-    }
-    if (bases) {
-      const SaInterval bucket{bucket_lo_[code], bucket_hi_[code]};
-      return bucket.empty() || pattern.size() == prefix_letters_ ? bucket : narrow(bucket, pattern, prefix_letters_);
-    }
+long SuffixIndex::prefix_code(std::string_view pattern) const {
+  if (pattern.size() < prefix_letters_) return -1;
+  long code = 0;
+  for (unsigned i = 0; i < prefix_letters_; ++i) {
+    const int c = base_code(pattern[i]);
+    if (c < 0) return -1;
+    code = code * 4 + c;
   }
+  return code;
+}
+
+SaInterval SuffixIndex::find(std::string_view pattern, long code) const {
+  const SaInterval bucket = buckets_[static_cast<std::size_t>(code)];
+  return bucket.empty() || pattern.size() == prefix_letters_ ? bucket : narrow(bucket, pattern, prefix_letters_);
+}
+
+SaInterval SuffixIndex::find(std::string_view pattern) const {
+  const long code = prefix_code(pattern);
+  if (code >= 0) return find(pattern, code);
   return narrow({0, static_cast<std::uint32_t>(sa_.size())}, pattern, 0);
 }
 
 std::size_t SuffixIndex::bytes() const {
-  return ref_.text.size() + sa_.size() * sizeof(std::uint32_t) +
-         (bucket_lo_.size() + bucket_hi_.size()) * sizeof(std::uint32_t);
+  return ref_.text.size() + sa_.size() * sizeof(std::uint32_t) + buckets_.size() * sizeof(SaInterval);
 }
 
 }  // namespace hyalign::index

@@ -24,17 +24,20 @@ class SuffixIndex {
   static SuffixIndex build(ReferenceText reference, unsigned threads);
   // From the parts read back from an index file.
   SuffixIndex(ReferenceText reference, std::vector<std::uint32_t> suffix_array, unsigned prefix_letters,
-              std::vector<std::uint32_t> bucket_lo, std::vector<std::uint32_t> bucket_hi);
+              std::vector<SaInterval> buckets);
 
   const ReferenceText& reference() const { return ref_; }
   std::string_view text() const { return ref_.text; }
   std::span<const std::uint32_t> suffix_array() const { return sa_; }
   unsigned prefix_letters() const { return prefix_letters_; }
-  std::span<const std::uint32_t> bucket_lo() const { return bucket_lo_; }
-  std::span<const std::uint32_t> bucket_hi() const { return bucket_hi_; }
+  std::span<const SaInterval> buckets() const { return buckets_; }
 
+  // The K-letter code of pattern[0, K) (K = prefix_letters()), -1 if one is not a/c/g/t.
+  long prefix_code(std::string_view pattern) const;
   // The suffixes that start with `pattern` (lower-case letters).
   SaInterval find(std::string_view pattern) const;
+  // The same, with prefix_code(pattern) already known (>= 0).
+  SaInterval find(std::string_view pattern, long code) const;
   // Narrows `within`, whose suffixes all start with pattern[0, depth), to those that start with
   // pattern[0, pattern.size()).
   SaInterval narrow(SaInterval within, std::string_view pattern, std::size_t depth) const;
@@ -48,7 +51,7 @@ class SuffixIndex {
   ReferenceText ref_;
   std::vector<std::uint32_t> sa_;
   unsigned prefix_letters_ = 0;
-  std::vector<std::uint32_t> bucket_lo_, bucket_hi_;  // per K-letter code (a=0 c=1 g=2 t=3)
+  std::vector<SaInterval> buckets_;  // per K-letter code (a=0 c=1 g=2 t=3): one cache line read
 };
 
 // 2-bit code of an a/c/g/t letter, -1 for any other byte.

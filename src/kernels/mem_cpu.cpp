@@ -13,9 +13,10 @@ namespace {
 constexpr std::uint32_t kMostOccurrencesToExtend = 64;
 
 unsigned seed_length_for(const index::SuffixIndex& index, std::uint32_t min_length) {
-  // Long enough that a random seed has well under one occurrence, and the prefix table's depth.
+  // The prefix table's depth (a table lookup, no search), longer only where the table is capped
+  // and its buckets would hold many suffixes.
   const double log4 = std::log(static_cast<double>(std::max<std::size_t>(index.text().size(), 4))) / std::log(4.0);
-  const auto wanted = std::max<unsigned>(index.prefix_letters(), static_cast<unsigned>(std::ceil(log4)) + 2);
+  const auto wanted = std::max<unsigned>(index.prefix_letters(), static_cast<unsigned>(std::ceil(log4)) - 1);
   return std::min<unsigned>(wanted, min_length);
 }
 
@@ -62,26 +63,55 @@ std::uint32_t MemFinder::extend_left(std::string_view query, std::size_t q, std:
 }
 
 void MemFinder::find(std::string_view query, std::vector<MemMatch>& out) const {
-  const std::size_t first = out.size();
-  std::vector<Occurrence> occurrences;
-  for (std::size_t seed = 0; seed + seed_length_ <= query.size(); seed += seed_step_) {
-    const std::string_view letters = query.substr(seed, seed_length_);
+  Scratch scratch;
+  find(query, out, scratch);
+}
+
+void MemFinder::find(std::string_view query, std::vector<MemMatch>& out, Scratch& scratch) const {
+  out.clear();
+  look_up_seeds(query, scratch);
+  for (const Seed& seed : scratch.seeds) find_at_seed(query, seed, scratch.occurrences, out);
+  sort_matches(out);
+}
+
+// The suffix-array rows of every seed of the query, in stages over all seeds so that the memory
+// reads of one stage (table, suffix array, text) overlap instead of waiting one after another.
+void MemFinder::look_up_seeds(std::string_view query, Scratch& scratch) const {
+  auto& seeds = scratch.seeds;
+  auto& codes = scratch.codes;
+  seeds.clear();
+  codes.clear();
+  const auto buckets = index_.buckets();
+  for (std::size_t pos = 0; pos + seed_length_ <= query.size(); pos += seed_step_) {
+    const std::string_view letters = query.substr(pos, seed_length_);
     if (params_.bases_only &&
         std::any_of(letters.begin(), letters.end(), [](char c) { return index::base_code(c) < 0; }))
       continue;
-    find_at_seed(query, seed, occurrences, out);
+    const long code = index_.prefix_code(letters);
+    if (code >= 0) __builtin_prefetch(&buckets[static_cast<std::size_t>(code)]);
+    seeds.push_back({static_cast<std::uint32_t>(pos), {}});
+    codes.push_back(code);
   }
-  std::vector<MemMatch> mine(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
-  out.resize(first);
-  sort_matches(mine);
-  out.insert(out.end(), mine.begin(), mine.end());
+  const auto sa = index_.suffix_array();
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    const std::string_view letters = query.substr(seeds[i].pos, seed_length_);
+    seeds[i].rows = codes[i] >= 0 ? index_.find(letters, codes[i]) : index_.find(letters);
+    if (!seeds[i].rows.empty()) __builtin_prefetch(&sa[seeds[i].rows.lo]);
+  }
+  const char* text = index_.text().data();
+  for (const Seed& seed : seeds)
+    for (std::uint32_t row = seed.rows.lo; row < seed.rows.hi && row < seed.rows.lo + 4; ++row) {
+      __builtin_prefetch(text + sa[row] - std::min<std::uint64_t>(sa[row], seed_step_));
+      __builtin_prefetch(text + sa[row] + seed_length_);
+    }
 }
 
 // Every match of at least min_length letters holds exactly one seed within its first seed_step_
 // letters; it is reported from that seed (left extension shorter than seed_step_).
-void MemFinder::find_at_seed(std::string_view query, std::size_t seed, std::vector<Occurrence>& occurrences,
+void MemFinder::find_at_seed(std::string_view query, const Seed& found_seed, std::vector<Occurrence>& occurrences,
                              std::vector<MemMatch>& out) const {
-  const index::SaInterval rows = index_.find(query.substr(seed, seed_length_));
+  const index::SaInterval rows = found_seed.rows;
+  const std::size_t seed = found_seed.pos;
   if (rows.empty()) return;
   if (params_.kind != MemKind::maxmatch && rows.size() > kMostOccurrencesToExtend) {
     const std::size_t from = seed + 1 >= seed_step_ ? seed + 1 - seed_step_ : 0;
@@ -131,18 +161,30 @@ void MemFinder::find_unique_at(std::string_view query, std::size_t pos, std::vec
   out.push_back({t, static_cast<std::uint32_t>(pos), length});
 }
 
-void keep_query_unique(std::string_view query, std::vector<MemMatch>& matches) {
-  if (matches.empty()) return;
-  // The query's own suffix array: a match's string is unique in the query when one suffix starts
-  // with it.
-  index::ReferenceText text;
-  text.text.assign(query);
-  text.text.push_back(index::kSeparator);
-  text.names.emplace_back();
-  text.starts.push_back(0);
-  text.lengths.push_back(query.size());
-  const index::SuffixIndex own = index::SuffixIndex::build(std::move(text), 1);
-  std::erase_if(matches, [&](const MemMatch& m) { return own.find(query.substr(m.query_pos, m.length)).size() != 1; });
+void keep_mums(std::vector<MemMatch>& matches) {
+  std::vector<std::size_t> order(matches.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Reference start ascending, longer first: whatever contains a match comes before it.
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (matches[a].ref_pos != matches[b].ref_pos) return matches[a].ref_pos < matches[b].ref_pos;
+    return matches[a].length > matches[b].length;
+  });
+  std::vector<bool> drop(matches.size(), false);
+  std::uint64_t furthest_end = 0;  // one past the furthest reference end so far
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const MemMatch& m = matches[order[k]];
+    const std::uint64_t end = m.ref_pos + m.length;
+    if (k > 0 && end <= furthest_end) drop[order[k]] = true;
+    if (k + 1 < order.size() && matches[order[k + 1]].ref_pos == m.ref_pos && matches[order[k + 1]].length == m.length)
+      drop[order[k]] = true;  // the same interval twice: both go
+    // MUMmer 3.23 also drops a one-letter match at the first reference letter (only -l 1 shows it).
+    if (m.ref_pos == 0 && m.length == 1) drop[order[k]] = true;
+    furthest_end = std::max(furthest_end, end);
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < matches.size(); ++i)
+    if (!drop[i]) matches[kept++] = matches[i];
+  matches.resize(kept);
 }
 
 }  // namespace hyalign::kernels

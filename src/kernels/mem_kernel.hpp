@@ -12,7 +12,7 @@ namespace hyalign::kernels {
 enum class MemKind {
   maxmatch,      // every maximal match
   mumreference,  // maximal matches whose string occurs once in the reference (MUMmer's default)
-  mum,           // ... and once in the query
+  mum,           // ... and not inside another such match's reference interval (keep_mums)
 };
 
 struct MemParams {
@@ -36,18 +36,32 @@ void sort_matches(std::vector<MemMatch>& matches);
 // occurrences, or, for seeds with very many, from the suffix array position by position.
 class MemFinder {
  public:
+  struct Occurrence {
+    std::uint64_t ref_pos;
+    std::uint32_t left, right;  // letters matched before the seed (at most seed_step_) and from its start
+  };
+  struct Seed {
+    std::uint32_t pos;
+    index::SaInterval rows;
+  };
+  // Buffers one thread reuses from query to query.
+  struct Scratch {
+    std::vector<Seed> seeds;
+    std::vector<long> codes;
+    std::vector<Occurrence> occurrences;
+    std::vector<MemMatch> found;
+  };
+
   MemFinder(const index::SuffixIndex& index, MemParams params);
-  // Appends the matches of `query` (lower-case letters) to `out`, sorted.
+  // Replaces `out` with the matches of `query` (lower-case letters), sorted.
+  void find(std::string_view query, std::vector<MemMatch>& out, Scratch& scratch) const;
   void find(std::string_view query, std::vector<MemMatch>& out) const;
   unsigned seed_length() const { return seed_length_; }
   unsigned seed_step() const { return seed_step_; }
 
  private:
-  struct Occurrence {
-    std::uint64_t ref_pos;
-    std::uint32_t left, right;  // letters matched before the seed (at most seed_step_) and from its start
-  };
-  void find_at_seed(std::string_view query, std::size_t seed, std::vector<Occurrence>& occurrences,
+  void look_up_seeds(std::string_view query, Scratch& scratch) const;
+  void find_at_seed(std::string_view query, const Seed& seed, std::vector<Occurrence>& occurrences,
                     std::vector<MemMatch>& out) const;
   void find_unique_at(std::string_view query, std::size_t pos, std::vector<MemMatch>& out) const;
   bool letters_match(char q, char t) const;
@@ -62,8 +76,9 @@ class MemFinder {
 // The definition, letter by letter over every query and reference position: for tests only.
 std::vector<MemMatch> find_mems_scalar(std::string_view text, std::string_view query, const MemParams& params);
 
-// -mum: keeps the matches whose string occurs once in the query (the reference-unique matches
-// of one strand, sorted).
-void keep_query_unique(std::string_view query, std::vector<MemMatch>& matches);
+// -mum from the reference-unique matches of one query strand, by MUMmer 3.23's rule: a match
+// whose reference interval lies inside (or equals) another's is dropped, so a string the query
+// holds twice goes (its two matches share a reference interval). Keeps the sorted order.
+void keep_mums(std::vector<MemMatch>& matches);
 
 }  // namespace hyalign::kernels

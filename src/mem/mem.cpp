@@ -36,7 +36,8 @@ index::SuffixIndex load_or_build_index(const std::string& reference, unsigned th
   return index;
 }
 
-// IUPAC complements (MUMmer's); any other letter stays as it is.
+// IUPAC complements, as MUMmer 3.23 takes them: s and w are their own, and any letter without a
+// complement becomes n.
 char complement(char c) {
   switch (c) {
     case 'a': return 't';
@@ -51,7 +52,9 @@ char complement(char c) {
     case 'v': return 'b';
     case 'd': return 'h';
     case 'h': return 'd';
-    default: return c;
+    case 's': return 's';
+    case 'w': return 'w';
+    default: return 'n';
   }
 }
 
@@ -86,9 +89,10 @@ class QueryMatcher {
 
  private:
   std::size_t section(std::string_view name, bool reverse, const std::string& strand, std::string& out) const {
-    std::vector<kernels::MemMatch> matches;
-    finder_.find(strand, matches);
-    if (options_.params.kind == kernels::MemKind::mum) kernels::keep_query_unique(strand, matches);
+    thread_local kernels::MemFinder::Scratch scratch;
+    thread_local std::vector<kernels::MemMatch> matches;
+    finder_.find(strand, matches, scratch);
+    if (options_.params.kind == kernels::MemKind::mum) kernels::keep_mums(matches);
     append_section(out, index_.reference(), name, reverse, strand, matches, style_);
     return matches.size();
   }

@@ -43,11 +43,18 @@ std::vector<MemMatch> find_mems_scalar(std::string_view text, std::string_view q
         left_maximal(text, query, where, q, params))
       out.push_back({where, static_cast<std::uint32_t>(q), longest});
   }
-  if (params.kind == MemKind::mum)  // the string must also occur once in the query
-    std::erase_if(out, [&](const MemMatch& m) {
-      const std::string_view letters = query.substr(m.query_pos, m.length);
-      return query.find(letters, m.query_pos + 1) != std::string_view::npos || query.find(letters) != m.query_pos;
-    });
+  if (params.kind == MemKind::mum) {  // not inside (or equal to) another match's reference interval
+    const auto inside = [](const MemMatch& a, const MemMatch& b) {
+      return b.ref_pos <= a.ref_pos && a.ref_pos + a.length <= b.ref_pos + b.length;
+    };
+    std::vector<MemMatch> kept;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      bool contained = out[i].ref_pos == 0 && out[i].length == 1;  // MUMmer 3.23's quirk, see keep_mums
+      for (std::size_t j = 0; j < out.size() && !contained; ++j) contained = j != i && inside(out[i], out[j]);
+      if (!contained) kept.push_back(out[i]);
+    }
+    out = std::move(kept);
+  }
   sort_matches(out);
   return out;
 }
