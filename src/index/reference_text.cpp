@@ -1,7 +1,6 @@
 #include "index/reference_text.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 
@@ -35,7 +34,7 @@ ReferenceText read_reference(const std::string& path) {
     ref.names.push_back(record.name.substr(0, record.id_length));
     ref.starts.push_back(start);
     ref.lengths.push_back(record.sequence.size());
-    for (char c : record.sequence) ref.text.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    for (char c : record.sequence) ref.text.push_back(lower_case(c));
     ref.text.push_back(kSeparator);
   }
   std::uint64_t letters = 0;

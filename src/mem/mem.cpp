@@ -1,7 +1,9 @@
 #include "mem/mem.hpp"
 
 #include <algorithm>
-#include <cctype>
+#include <atomic>
+#include <map>
+#include <mutex>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -13,11 +15,6 @@
 
 namespace hyalign::mem {
 namespace {
-
-// Queries are read and matched in batches of about this many letters, so memory stays bounded
-// however many there are; output is written batch by batch in input order.
-constexpr std::size_t kBatchLetters = std::size_t{4} << 20;
-constexpr std::size_t kBatchRecords = 16384;
 
 index::SuffixIndex load_or_build_index(const std::string& reference, unsigned threads) {
   Stopwatch clock;
@@ -60,7 +57,7 @@ char complement(char c) {
 
 std::string lower_case(std::string_view letters) {
   std::string s(letters);
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : s) c = index::lower_case(c);
   return s;
 }
 
@@ -107,35 +104,82 @@ struct QueryTotals {
   std::size_t queries = 0, letters = 0, longest = 0, matches = 0;
 };
 
+// The queries of one file, shared by the workers: each takes the next chunk of records under a
+// lock, matches it, and hands its text to the writer, which prints chunks in input order. Reading
+// thus overlaps matching on every thread, and memory holds a few chunks per thread.
+class ChunkedQueries {
+ public:
+  ChunkedQueries(const std::string& path, AtomicOutput& out) : reader_(path), out_(out) {}
+
+  struct Chunk {
+    std::size_t number = 0;
+    std::vector<SequenceRecord> records;
+    std::string text;
+    std::size_t letters = 0, longest = 0, matches = 0;
+  };
+
+  // The next chunk's records; false when the file is done.
+  bool take(Chunk& chunk) {
+    std::lock_guard lock(read_mutex_);
+    chunk.records.clear();
+    chunk.letters = chunk.longest = chunk.matches = 0;
+    chunk.text.clear();
+    while (!done_ && chunk.letters < kChunkLetters && chunk.records.size() < kChunkRecords) {
+      chunk.records.emplace_back();
+      if (!reader_.next(chunk.records.back())) {
+        chunk.records.pop_back();
+        done_ = true;
+      } else {
+        chunk.letters += chunk.records.back().sequence.size();
+        chunk.longest = std::max(chunk.longest, chunk.records.back().sequence.size());
+      }
+    }
+    chunk.number = taken_++;
+    return !chunk.records.empty();
+  }
+
+  // Prints the chunk when every earlier one is printed, else keeps it until they are.
+  void give(Chunk&& chunk, QueryTotals& totals) {
+    std::lock_guard lock(write_mutex_);
+    waiting_.emplace(chunk.number, std::move(chunk));
+    for (auto it = waiting_.find(written_); it != waiting_.end(); it = waiting_.find(++written_)) {
+      out_.write(it->second.text);
+      totals.queries += it->second.records.size();
+      totals.letters += it->second.letters;
+      totals.longest = std::max(totals.longest, it->second.longest);
+      totals.matches += it->second.matches;
+      waiting_.erase(it);
+    }
+  }
+
+ private:
+  static constexpr std::size_t kChunkLetters = std::size_t{256} << 10;
+  static constexpr std::size_t kChunkRecords = 1024;
+  SequenceReader reader_;
+  AtomicOutput& out_;
+  std::mutex read_mutex_, write_mutex_;
+  bool done_ = false;
+  std::size_t taken_ = 0, written_ = 0;
+  std::map<std::size_t, Chunk> waiting_;
+};
+
 void match_query_file(const std::string& path, const QueryMatcher& matcher, unsigned threads, AtomicOutput& out,
                       QueryTotals& totals) {
-  SequenceReader reader(path);
-  std::vector<SequenceRecord> batch;
-  std::vector<std::string> text;
-  std::vector<std::size_t> found;
-  for (bool more = true; more;) {
-    batch.clear();
-    std::size_t letters = 0;
-    while (letters < kBatchLetters && batch.size() < kBatchRecords) {
-      batch.emplace_back();
-      if (!reader.next(batch.back())) {
-        batch.pop_back();
-        more = false;
-        break;
+  ChunkedQueries queries(path, out);
+  std::atomic<bool> failed{false};
+  parallel_for(threads, threads, [&](std::size_t, unsigned) {
+    try {
+      ChunkedQueries::Chunk chunk;
+      while (!failed.load(std::memory_order_relaxed) && queries.take(chunk)) {
+        for (const SequenceRecord& record : chunk.records) chunk.matches += matcher.sections(record, chunk.text);
+        queries.give(std::move(chunk), totals);
+        chunk = {};
       }
-      letters += batch.back().sequence.size();
-      totals.longest = std::max(totals.longest, batch.back().sequence.size());
+    } catch (...) {
+      failed = true;  // the others stop at their next chunk; parallel_for rethrows this
+      throw;
     }
-    text.assign(batch.size(), {});
-    found.assign(batch.size(), 0);
-    parallel_for(batch.size(), threads, [&](std::size_t i, unsigned) { found[i] = matcher.sections(batch[i], text[i]); });
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      out.write(text[i]);
-      totals.matches += found[i];
-    }
-    totals.queries += batch.size();
-    totals.letters += letters;
-  }
+  });
 }
 
 }  // namespace
