@@ -15,15 +15,20 @@ set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
-# The header-only parts of fmt, CLI11, zlib and xxHash are the same on every architecture: take
-# them from the host, after the cross compiler's own system headers.
+# The header-only parts of fmt, CLI11, zlib, xxHash and libdivsufsort are the same on every architecture: take
+# them from the host, after the cross compiler's own system headers (divsufsort.h: its index types
+# are 32- and 64-bit integers on every architecture).
 set(CMAKE_CXX_FLAGS_INIT "-idirafter /usr/include")
 set(CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES /usr/include)
 TOOLCHAIN
 host_lib=/usr/lib/$(gcc -print-multiarch)
+# divsufsort.h alone from the host's multiarch folder (the rest of that folder is x86 glibc).
+mkdir -p "$build/divsufsort-include"
+ln -sf "/usr/include/$(gcc -print-multiarch)"/divsufsort*.h "$build/divsufsort-include/"
 cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$build/toolchain.cmake" -DHYALIGN_CUDA=OFF -DBUILD_TESTING=OFF \
   -Dfmt_DIR="$host_lib/cmake/fmt" -DCLI11_DIR=/usr/share/cmake/CLI11 \
-  -DZLIB_INCLUDE_DIR=/usr/include -DZLIB_LIBRARY="$host_lib/libz.so" >/dev/null
-cmake --build "$build" -j"$(nproc)" --target hyalign_core hyalign_io hyalign_engine hyalign_kernels hyalign_papara \
-  hyalign_search hyalign_cli
+  -DZLIB_INCLUDE_DIR=/usr/include -DZLIB_LIBRARY="$host_lib/libz.so" -DDIVSUFSORT_INCLUDE_DIR="$build/divsufsort-include" \
+  -DDIVSUFSORT_LIBRARY="$host_lib/libdivsufsort.so" -DDIVSUFSORT64_LIBRARY="$host_lib/libdivsufsort64.so" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target hyalign_core hyalign_io hyalign_engine hyalign_index hyalign_kernels \
+  hyalign_papara hyalign_search hyalign_mem hyalign_cli
 echo "aarch64: every source compiled: $(find "$build" -name '*.o' | wc -l) objects, $(file -b "$(find "$build" -name '*.o' | head -n 1)" | cut -d, -f1-2)"
