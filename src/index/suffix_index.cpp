@@ -90,7 +90,9 @@ void SuffixIndex::build_prefix_table(unsigned threads) {
       lower_to(std::atomic_ref(bucket.lo), static_cast<std::uint32_t>(run_start));
       raise_to(std::atomic_ref(bucket.hi), static_cast<std::uint32_t>(at));
     };
+    constexpr std::size_t kAhead = 32;  // suffixes whose text is fetched ahead: rows point all over the text
     for (std::size_t x = first; x < end; ++x) {
+      if (x + kAhead < end) __builtin_prefetch(text.data() + sa_[x + kAhead]);
       long code = 0;
       const std::size_t pos = sa_[x];
       for (unsigned i = 0; i < prefix_letters_ && code >= 0; ++i) {
