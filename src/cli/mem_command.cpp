@@ -38,11 +38,11 @@ void add_mem_command(CLI::App& app, Action& action) {
   cmd->add_option("reference", options->reference, "Reference: FASTA (may be gzipped) or an index from 'mem index'");
   cmd->add_option("queries", options->queries, "Query files: FASTA/FASTQ, may be gzipped");
   auto* mum = cmd->add_flag_callback("--mum", [kind] { *kind = "mum"; },
-                                     "Matches unique in both the reference and the query");
+                                     "-mum: matches unique in both the reference and the query");
   auto* mumref = cmd->add_flag_callback("--mumreference,--mumcand", [kind] { *kind = "mumreference"; },
-                                        "Matches unique in the reference (the default)");
+                                        "-mumreference, -mumcand: matches unique in the reference (the default)");
   auto* maxmatch = cmd->add_flag_callback("--maxmatch", [kind] { *kind = "maxmatch"; },
-                                          "All maximal matches, unique or not");
+                                          "-maxmatch: all maximal matches, unique or not");
   mum->excludes(mumref)->excludes(maxmatch);
   mumref->excludes(maxmatch);
   cmd->add_option("-l", options->params.min_length, "Minimum match length")
