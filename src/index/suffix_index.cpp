@@ -111,16 +111,21 @@ void SuffixIndex::build_prefix_table(unsigned threads) {
     if (bucket.lo == UINT32_MAX) bucket = {};
 }
 
-SaInterval SuffixIndex::narrow(SaInterval within, std::string_view pattern, std::size_t depth) const {
+std::uint32_t SuffixIndex::insertion_row(SaInterval within, std::string_view pattern, std::size_t depth) const {
   const std::string_view text = ref_.text;
   std::uint32_t lo = within.lo, hi = within.hi;
-  while (lo < hi) {  // first row not below the pattern
+  while (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
     if (compare_suffix(text, sa_[mid], pattern, depth) < 0) lo = mid + 1;
     else hi = mid;
   }
+  return lo;
+}
+
+SaInterval SuffixIndex::narrow(SaInterval within, std::string_view pattern, std::size_t depth) const {
+  const std::string_view text = ref_.text;
+  std::uint32_t lo = insertion_row(within, pattern, depth), hi = within.hi;
   const std::uint32_t first = lo;
-  hi = within.hi;
   while (lo < hi) {  // first row above it
     const std::uint32_t mid = lo + (hi - lo) / 2;
     if (compare_suffix(text, sa_[mid], pattern, depth) <= 0) lo = mid + 1;

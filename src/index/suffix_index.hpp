@@ -42,6 +42,10 @@ class SuffixIndex {
   // pattern[0, pattern.size()).
   SaInterval narrow(SaInterval within, std::string_view pattern, std::size_t depth) const;
 
+  // The first row of `within` (whose suffixes all start with pattern[0, depth)) whose suffix is not
+  // below `pattern`: where the pattern would sort.
+  std::uint32_t insertion_row(SaInterval within, std::string_view pattern, std::size_t depth) const;
+
   // Bytes of memory the index uses.
   std::size_t bytes() const;
 

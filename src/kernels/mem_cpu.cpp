@@ -138,26 +138,32 @@ void MemFinder::find_at_seed(std::string_view query, const Seed& found_seed, std
 }
 
 // MUMmer's rule at one query position: the longest match there occurs once in the reference, is
-// at least min_length long, and cannot be extended to the left.
+// at least min_length long, and cannot be extended to the left. Among the suffixes that start
+// with the first min_length letters, the rest of the query falls between two sorted neighbours;
+// the longest match is the longer of their common prefixes with it, and it is unique when no third
+// suffix shares that much (those that do are consecutive).
 void MemFinder::find_unique_at(std::string_view query, std::size_t pos, std::vector<MemMatch>& out) const {
   const std::uint32_t l = params_.min_length;
   if (pos + l > query.size()) return;
-  const std::string_view start = query.substr(pos, l);
-  if (params_.bases_only && std::any_of(start.begin(), start.end(), [](char c) { return index::base_code(c) < 0; }))
-    return;
-  index::SaInterval rows = index_.find(start);
-  std::size_t depth = l;
-  while (rows.size() > 1 && pos + depth < query.size() &&
-         (!params_.bases_only || index::base_code(query[pos + depth]) >= 0)) {
-    const index::SaInterval next = index_.narrow(rows, query.substr(pos, depth + 1), depth);
-    if (next.empty()) break;
-    rows = next;
-    ++depth;
-  }
-  if (rows.size() != 1) return;
-  const std::uint64_t t = index_.suffix_array()[rows.lo];
+  std::size_t end = query.size();  // with -n the match cannot pass a letter other than a/c/g/t
+  if (params_.bases_only)
+    for (std::size_t i = pos; i < end; ++i)
+      if (index::base_code(query[i]) < 0) end = i;
+  if (end < pos + l) return;
+  const std::string_view rest = query.substr(pos, end - pos);
+  const index::SaInterval rows = index_.find(rest.substr(0, l));
+  if (rows.empty()) return;
+  const auto sa = index_.suffix_array();
+  const std::uint32_t at = index_.insertion_row(rows, rest, l);
+  const auto common = [&](std::uint32_t row) { return l + extend_right(rest, l, sa[row] + l); };
+  const std::uint32_t before = at > rows.lo ? common(at - 1) : 0, after = at < rows.hi ? common(at) : 0;
+  if (before == after) return;  // two suffixes share the longest match
+  const std::uint32_t row = before > after ? at - 1 : at, length = std::max(before, after);
+  const bool third = before > after ? row > rows.lo && common(row - 1) >= length
+                                    : row + 1 < rows.hi && common(row + 1) >= length;
+  if (third) return;
+  const std::uint64_t t = sa[row];
   if (extend_left(query, pos, t, 1) == 1) return;
-  const std::uint32_t length = static_cast<std::uint32_t>(depth) + extend_right(query, pos + depth, t + depth);
   out.push_back({t, static_cast<std::uint32_t>(pos), length});
 }
 
