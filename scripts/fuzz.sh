@@ -3,7 +3,7 @@
 # from tests/data; a crash, sanitizer report, leak or unexpected exception fails the run, and its
 # input is kept in $FUZZ_DIR/findings/.
 # usage: scripts/fuzz.sh [--seconds N] [TARGET...]
-#   targets: sequences alignment newick matrix database outfmt (default: all)
+#   targets: sequences alignment newick matrix database index outfmt (default: all)
 #   --seconds N  time per target (default 60); CI uses a short run, a release 600 or more
 #   FUZZ_DIR     where corpora and findings live (default build-fuzz/work; corpora grow across runs)
 set -euo pipefail
@@ -17,7 +17,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(sequences alignment newick matrix database outfmt)
+[ ${#targets[@]} -gt 0 ] || targets=(sequences alignment newick matrix database index outfmt)
 build=build-fuzz
 work=${FUZZ_DIR:-$build/work}
 data=tests/data
@@ -62,6 +62,10 @@ make_seeds() {
       head -n 10 "$data"/sw/queries20.fasta >"$work/tmp-$target.fa"
       "$build/hyalign" search makedb -i "$work/tmp-$target.fa" -o "$work/seeds/$target/one_chunk.hydb" 2>/dev/null
       "$build/hyalign" search makedb -i "$work/tmp-$target.fa" -o "$work/seeds/$target/chunks.hydb" --chunk-mb 0 2>/dev/null ;;
+    index)
+      mkdir -p "$work/seeds/$target"
+      printf '>chr\nACGTACGTTTGACCATGCATGCAAGGTTACGTGG\n>plasmid\nGGGTTTAACNNCGTGATCG\n' >"$work/tmp-$target.fa"
+      "$build/hyalign" mem index "$work/tmp-$target.fa" -o "$work/seeds/$target/small.hymi" 2>/dev/null ;;
     outfmt)
       for f in '6' '6 qseqid sseqid score qlen slen' '6 pident length mismatch gapopen qstart qend sstart send evalue bitscore nident gaps'; do
         printf '%s' "$f" | seed "$(printf '%s' "$f" | tr -c 'a-z0-9' _)"
