@@ -81,9 +81,10 @@ class RateMeter {
   // GPU is still busy, and leave it the last tiles after its take).
   double seconds_for_others(std::size_t group, double tiles) const {
     std::vector<std::pair<double, double>> starts;  // (seconds from now, tiles per second)
+    const double at = now();
     for (std::size_t g = 0; g < groups_.size(); ++g) {
       const double workers = static_cast<double>(active_[g]) - (g == group ? 1 : 0);
-      if (workers > 0) starts.emplace_back(std::max(0.0, free_at_[g] - now()), rate(g) * workers);
+      if (workers > 0) starts.emplace_back(std::max(0.0, free_at_[g] - at), rate(g) * workers);
     }
     std::sort(starts.begin(), starts.end());
     double t = 0, done = 0, rate_so_far = 0;

@@ -17,8 +17,7 @@ namespace {
 // suffix of a random text, so a seed of that length needs no binary search), at most 4^12 (two
 // 64 MiB arrays).
 unsigned prefix_letters_for(std::size_t text_length) {
-  const double log4 = std::log(static_cast<double>(std::max<std::size_t>(text_length, 4))) / std::log(4.0);
-  return static_cast<unsigned>(std::clamp(std::round(log4), 1.0, 12.0));
+  return static_cast<unsigned>(std::clamp(std::round(log4_of_length(text_length)), 1.0, 12.0));
 }
 
 std::vector<std::uint32_t> build_suffix_array(const std::string& text) {

@@ -2,6 +2,8 @@
 // The index `mem` (and later `map`) searches: the reference text, its suffix array (built with
 // libdivsufsort), and a table of the suffix-array interval of every K-letter a/c/g/t prefix, so a
 // search starts K letters deep instead of at the root. 5 bytes per reference letter plus the table.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -57,6 +59,12 @@ class SuffixIndex {
   unsigned prefix_letters_ = 0;
   std::vector<SaInterval> buckets_;  // per K-letter code (a=0 c=1 g=2 t=3): one cache line read
 };
+
+// log4 of a text's length (at least 1): the letters a random text needs before a string of them
+// occurs about once.
+inline double log4_of_length(std::size_t length) {
+  return std::log(static_cast<double>(std::max<std::size_t>(length, 4))) / std::log(4.0);
+}
 
 // 2-bit code of an a/c/g/t letter, -1 for any other byte.
 inline int base_code(char c) {

@@ -15,7 +15,7 @@ constexpr std::uint32_t kMostOccurrencesToExtend = 64;
 unsigned seed_length_for(const index::SuffixIndex& index, std::uint32_t min_length) {
   // The prefix table's depth (a table lookup, no search), longer only where the table is capped
   // and its buckets would hold many suffixes.
-  const double log4 = std::log(static_cast<double>(std::max<std::size_t>(index.text().size(), 4))) / std::log(4.0);
+  const double log4 = index::log4_of_length(index.text().size());
   const auto wanted = std::max<unsigned>(index.prefix_letters(), static_cast<unsigned>(std::ceil(log4)) - 1);
   return std::min<unsigned>(wanted, min_length);
 }
@@ -141,16 +141,16 @@ void MemFinder::find_at_seed(std::string_view query, const Seed& found_seed, std
 // at least min_length long, and cannot be extended to the left. Among the suffixes that start
 // with the first min_length letters, the rest of the query falls between two sorted neighbours;
 // the longest match is the longer of their common prefixes with it, and it is unique when no third
-// suffix shares that much (those that do are consecutive).
+// suffix shares that much (those that do are consecutive). With -n the common prefixes stop at the
+// first letter other than a/c/g/t; the suffixes that share the query up to there are consecutive
+// too, so the rest of the query may still be sorted on all its letters.
 void MemFinder::find_unique_at(std::string_view query, std::size_t pos, std::vector<MemMatch>& out) const {
   const std::uint32_t l = params_.min_length;
   if (pos + l > query.size()) return;
-  std::size_t end = query.size();  // with -n the match cannot pass a letter other than a/c/g/t
-  if (params_.bases_only)
-    for (std::size_t i = pos; i < end; ++i)
-      if (index::base_code(query[i]) < 0) end = i;
-  if (end < pos + l) return;
-  const std::string_view rest = query.substr(pos, end - pos);
+  const std::string_view rest = query.substr(pos);
+  if (params_.bases_only &&
+      std::any_of(rest.begin(), rest.begin() + l, [](char c) { return index::base_code(c) < 0; }))
+    return;
   const index::SaInterval rows = index_.find(rest.substr(0, l));
   if (rows.empty()) return;
   const auto sa = index_.suffix_array();

@@ -71,8 +71,8 @@ class QueryMatcher {
  public:
   QueryMatcher(const MemOptions& options, const index::SuffixIndex& index)
       : options_(options), index_(index), finder_(index, options.params),
-        style_{options.reference_names || index.reference().sequences() > 1, options.show_lengths,
-               options.show_substrings, options.forward_positions} {}
+        style_{options.reference_names || index.reference().sequences() > 1, index.reference().longest_name(),
+               options.show_lengths, options.show_substrings, options.forward_positions} {}
 
   // The sections of one query (forward, reverse or both), as printed; returns the match count.
   std::size_t sections(const SequenceRecord& record, std::string& out) const {

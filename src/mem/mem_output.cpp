@@ -16,7 +16,7 @@ void append_section(std::string& out, const index::ReferenceText& ref, std::stri
     // -c prints a reverse match at the forward-strand position of its first letter.
     const std::uint64_t query_pos =
         reverse && style.forward_positions ? strand.size() - m.query_pos : std::uint64_t{m.query_pos} + 1;
-    if (style.reference_names) fmt::format_to(it, "  {:<{}}  ", ref.names[seq], ref.longest_name());
+    if (style.reference_names) fmt::format_to(it, "  {:<{}}  ", ref.names[seq], style.name_width);
     fmt::format_to(it, "{:8}  {:8}  {:8}\n", ref_pos, query_pos, m.length);
     if (style.show_substrings) {
       out.append(strand.substr(m.query_pos, m.length));

@@ -13,6 +13,7 @@ namespace hyalign::mem {
 
 struct SectionStyle {
   bool reference_names = false;
+  std::size_t name_width = 0;  // the longest reference name: the 4-column form pads names to it
   bool show_lengths = false;
   bool show_substrings = false;
   bool forward_positions = false;  // -c, for reverse sections
