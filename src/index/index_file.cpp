@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -39,8 +40,8 @@ std::string joined_names(const ReferenceText& ref) {
 }
 
 template <typename T>
-std::string_view bytes_of(const std::vector<T>& v) {
-  return {reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)};
+std::string_view bytes_of(std::span<const T> v) {
+  return {reinterpret_cast<const char*>(v.data()), v.size_bytes()};
 }
 
 class IndexReader {
@@ -107,13 +108,11 @@ void write_index(const SuffixIndex& index, const std::string& path) {
   const ReferenceText& ref = index.reference();
   const std::string names = joined_names(ref);
   const std::string_view sections[] = {names,
-                                       bytes_of(ref.starts),
-                                       bytes_of(ref.lengths),
+                                       bytes_of(std::span<const std::uint64_t>(ref.starts)),
+                                       bytes_of(std::span<const std::uint64_t>(ref.lengths)),
                                        ref.text,
-                                       {reinterpret_cast<const char*>(index.suffix_array().data()),
-                                        index.suffix_array().size_bytes()},
-                                       {reinterpret_cast<const char*>(index.buckets().data()),
-                                        index.buckets().size_bytes()}};
+                                       bytes_of(index.suffix_array()),
+                                       bytes_of(index.buckets())};
   XXH3_state_t hash;
   XXH3_64bits_reset(&hash);
   for (const auto& s : sections) XXH3_64bits_update(&hash, s.data(), s.size());
