@@ -30,6 +30,7 @@ void add_mem_command(CLI::App& app, Action& action) {
       "the matches of a section are printed sorted by query position, reference position and length)");
   auto options = std::make_shared<mem::MemOptions>();
   auto threads = std::make_shared<unsigned>(0);
+  auto device = std::make_shared<std::string>("auto");
   auto kind = std::make_shared<std::string>("mumreference");
   auto both = std::make_shared<bool>(false), reverse_only = std::make_shared<bool>(false);
 
@@ -59,6 +60,9 @@ void add_mem_command(CLI::App& app, Action& action) {
   cmd->add_flag("-L", options->show_lengths, "Query lengths on the header lines");
   cmd->add_option("-o,--out", options->out, "Output file ('-' = stdout)")->capture_default_str();
   cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--device", *device,
+                  "Matching devices: auto (every usable GPU plus the CPU cores), cpu, gpu (GPUs only), all")
+      ->capture_default_str();
 
   auto* index = cmd->add_subcommand("index", "Build the index of a FASTA reference once, for later runs");
   auto index_input = std::make_shared<std::string>(), index_output = std::make_shared<std::string>();
@@ -80,6 +84,7 @@ void add_mem_command(CLI::App& app, Action& action) {
     if (options->forward_positions && options->strands == mem::Strands::forward)
       throw CLI::ValidationError("-c", "needs -b or -r (it places reverse-complement matches)");
     options->threads = worker_threads(*threads, "-t");
+    options->device = engine::parse_device_choice(*device);
     action = [options] { mem::run_mem(*options); };
   });
 }

@@ -193,4 +193,40 @@ void keep_mums(std::vector<MemMatch>& matches) {
   matches.resize(kept);
 }
 
+void append_strand(std::vector<MemMatch>& matches, MemKind kind, StrandMatches& out) {
+  if (kind == MemKind::mum) keep_mums(matches);
+  out.matches.insert(out.matches.end(), matches.begin(), matches.end());
+  out.offsets.push_back(out.matches.size());
+}
+
+void find_on_cpu(const MemFinder& finder, const StrandSet& strands, std::size_t first, std::size_t count,
+                 StrandMatches& out) {
+  thread_local MemFinder::Scratch scratch;
+  thread_local std::vector<MemMatch> found;
+  for (std::size_t i = first; i < first + count; ++i) {
+    finder.find(strands.strand(i), found, scratch);
+    append_strand(found, finder.params().kind, out);
+  }
+}
+
+namespace {
+
+class MemCpuKernel final : public MemKernel {
+ public:
+  MemCpuKernel(const index::SuffixIndex& index, MemParams params) : finder_(index, params) {}
+  std::string_view name() const override { return "cpu"; }
+  void find(const StrandSet& strands, std::size_t first, std::size_t count, StrandMatches& out) override {
+    find_on_cpu(finder_, strands, first, count, out);
+  }
+
+ private:
+  MemFinder finder_;
+};
+
+}  // namespace
+
+std::unique_ptr<MemKernel> make_mem_cpu_kernel(const index::SuffixIndex& index, MemParams params) {
+  return std::make_unique<MemCpuKernel>(index, params);
+}
+
 }  // namespace hyalign::kernels

@@ -2,9 +2,12 @@
 // Maximal exact matches of one query strand against a reference index (MUMmer's three kinds):
 // the fast finder on the suffix index, and the plain scalar definition it is tested against.
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
+#include "engine/device_kernel.hpp"
 #include "index/suffix_index.hpp"
 
 namespace hyalign::kernels {
@@ -58,6 +61,7 @@ class MemFinder {
   void find(std::string_view query, std::vector<MemMatch>& out) const;
   unsigned seed_length() const { return seed_length_; }
   unsigned seed_step() const { return seed_step_; }
+  const MemParams& params() const { return params_; }
 
  private:
   void look_up_seeds(std::string_view query, Scratch& scratch) const;
@@ -80,5 +84,47 @@ std::vector<MemMatch> find_mems_scalar(std::string_view text, std::string_view q
 // whose reference interval lies inside (or equals) another's is dropped, so a string the query
 // holds twice goes (its two matches share a reference interval). Keeps the sorted order.
 void keep_mums(std::vector<MemMatch>& matches);
+
+// The query strands of a batch as every device takes them: lower-case letters back to back.
+struct StrandSet {
+  std::string_view letters;
+  std::span<const std::uint64_t> starts;  // strand i is letters[starts[i], starts[i + 1])
+  std::size_t size() const { return starts.empty() ? 0 : starts.size() - 1; }
+  std::string_view strand(std::size_t i) const { return letters.substr(starts[i], starts[i + 1] - starts[i]); }
+};
+
+// The matches of strands first .. first + count - 1: strand first + i has
+// matches[offsets[i], offsets[i + 1]), sorted, with -mum's rule applied.
+struct StrandMatches {
+  std::size_t first = 0;
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<MemMatch> matches;
+  std::size_t count() const { return offsets.size() - 1; }
+  std::span<const MemMatch> of(std::size_t strand) const {
+    const std::size_t i = strand - first;
+    return std::span<const MemMatch>(matches).subspan(offsets[i], offsets[i + 1] - offsets[i]);
+  }
+};
+
+// A device that finds the matches of a range of strands. Calls from several threads at once are
+// allowed (the CPU kernel serves every CPU worker).
+class MemKernel : public engine::DeviceKernel {
+ public:
+  virtual void find(const StrandSet& strands, std::size_t first, std::size_t count, StrandMatches& out) = 0;
+};
+
+// The matches of strands [first, first + count) with `finder` on the calling thread, appended to
+// `out` (whose `first` the caller set): the CPU kernel's work, and a GPU kernel's for the strands
+// it leaves to the CPU.
+void find_on_cpu(const MemFinder& finder, const StrandSet& strands, std::size_t first, std::size_t count,
+                 StrandMatches& out);
+// Appends one strand's sorted matches to `out`, applying -mum's rule when `kind` asks for it.
+void append_strand(std::vector<MemMatch>& matches, MemKind kind, StrandMatches& out);
+
+std::unique_ptr<MemKernel> make_mem_cpu_kernel(const index::SuffixIndex& index, MemParams params);
+
+// The kernel of GPU `device`, which finds its work on the CPU (on the calling thread) once the GPU
+// fails or if it cannot take the index: one warning says so, and no strand is lost.
+std::unique_ptr<MemKernel> make_mem_kernel_with_fallback(int device, const index::SuffixIndex& index, MemParams params);
 
 }  // namespace hyalign::kernels

@@ -1,16 +1,18 @@
 #include "mem/mem.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <map>
+#include <future>
 #include <mutex>
+
+#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/parallel.hpp"
+#include "engine/device_plan.hpp"
 #include "index/index_file.hpp"
 #include "io/atomic_output.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/record_batches.hpp"
 #include "mem/mem_output.hpp"
 
 namespace hyalign::mem {
@@ -55,131 +57,154 @@ char complement(char c) {
   }
 }
 
-std::string lower_case(std::string_view letters) {
-  std::string s(letters);
-  for (char& c : s) c = index::lower_case(c);
-  return s;
+// The strands of a batch in print order: each query's forward strand, its reverse complement, or
+// both (forward first), lower-cased.
+struct BatchStrands {
+  std::string letters;
+  std::vector<std::uint64_t> starts;
+  unsigned per_query = 1;
+  kernels::StrandSet view() const { return {letters, starts}; }
+};
+
+void make_strands(const RecordBatch& batch, Strands which, unsigned threads, BatchStrands& out) {
+  out.per_query = which == Strands::both ? 2 : 1;
+  const std::size_t queries = batch.size(), per_query = out.per_query;
+  out.starts.resize(queries * per_query + 1);
+  out.starts[0] = 0;
+  for (std::size_t q = 0; q < queries; ++q)
+    for (std::size_t s = 0; s < per_query; ++s)
+      out.starts[q * per_query + s + 1] = out.starts[q * per_query + s] + batch.sequence(q).size();
+  out.letters.resize(out.starts.back());
+  constexpr std::size_t kBlock = 4096;
+  parallel_for((queries + kBlock - 1) / kBlock, threads, [&](std::size_t block, unsigned) {
+    for (std::size_t q = block * kBlock; q < std::min(queries, (block + 1) * kBlock); ++q)
+      for (std::size_t s = 0; s < per_query; ++s) {
+        const std::string_view letters = batch.sequence(q);
+        char* to = out.letters.data() + out.starts[q * per_query + s];
+        if (which == Strands::reverse || s == 1)
+          std::transform(letters.rbegin(), letters.rend(), to, [](char c) { return complement(index::lower_case(c)); });
+        else
+          std::transform(letters.begin(), letters.end(), to, index::lower_case);
+      }
+  });
 }
 
-std::string reverse_complement(std::string_view letters) {
-  std::string rc(letters.rbegin(), letters.rend());
-  for (char& c : rc) c = complement(c);
-  return rc;
-}
-
-class QueryMatcher {
+// Every batch's strands matched on the run's devices (the hybrid scheduler hands out tiles of
+// queries); the device reports add up over the batches.
+class DeviceMatcher {
  public:
-  QueryMatcher(const MemOptions& options, const index::SuffixIndex& index)
-      : options_(options), index_(index), finder_(index, options.params),
-        style_{options.reference_names || index.reference().sequences() > 1, index.reference().longest_name(),
-               options.show_lengths, options.show_substrings, options.forward_positions} {}
+  explicit DeviceMatcher(engine::Devices<kernels::MemKernel>& devices) : devices_(devices) {}
 
-  // The sections of one query (forward, reverse or both), as printed; returns the match count.
-  std::size_t sections(const SequenceRecord& record, std::string& out) const {
-    const std::string_view name = std::string_view(record.name).substr(0, record.id_length);
-    const std::string forward = lower_case(record.sequence);
-    std::size_t found = 0;
-    if (options_.strands != Strands::reverse) found += section(name, false, forward, out);
-    if (options_.strands != Strands::forward) found += section(name, true, reverse_complement(forward), out);
+  // The matches of every strand, in pieces sorted by first strand.
+  std::vector<kernels::StrandMatches> match(const BatchStrands& strands, std::size_t queries) {
+    const kernels::StrandSet set = strands.view();
+    engine::TileQueue queue(1, 1, queries, kQueriesPerTile);
+    std::vector<kernels::StrandMatches> found;
+    std::mutex found_mutex;
+    const auto reports = engine::run_workers(devices_.groups, queue, nullptr, [&](std::size_t worker, const engine::WorkTile& tile) {
+      kernels::StrandMatches piece;
+      piece.first = tile.first_query * strands.per_query;
+      const std::size_t count = tile.query_count * strands.per_query;
+      devices_.kernel_of_worker[worker]->find(set, piece.first, count, piece);
+      std::lock_guard lock(found_mutex);
+      found.push_back(std::move(piece));
+      return static_cast<double>(set.starts[piece.first + count] - set.starts[piece.first]);
+    });
+    if (reports_.empty()) reports_ = reports;
+    else
+      for (std::size_t g = 0; g < reports.size(); ++g) reports_[g].add(reports[g]);
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return found;
   }
+  const std::vector<engine::DeviceReport>& reports() const { return reports_; }
 
  private:
-  std::size_t section(std::string_view name, bool reverse, const std::string& strand, std::string& out) const {
-    thread_local kernels::MemFinder::Scratch scratch;
-    thread_local std::vector<kernels::MemMatch> matches;
-    finder_.find(strand, matches, scratch);
-    if (options_.params.kind == kernels::MemKind::mum) kernels::keep_mums(matches);
-    append_section(out, index_.reference(), name, reverse, strand, matches, style_);
-    return matches.size();
-  }
-
-  const MemOptions& options_;
-  const index::SuffixIndex& index_;
-  kernels::MemFinder finder_;
-  SectionStyle style_;
+  static constexpr std::size_t kQueriesPerTile = 128;
+  engine::Devices<kernels::MemKernel>& devices_;
+  std::vector<engine::DeviceReport> reports_;
 };
 
 struct QueryTotals {
   std::size_t queries = 0, letters = 0, longest = 0, matches = 0;
 };
 
-// The queries of one file, shared by the workers: each takes the next chunk of records under a
-// lock, matches it, and hands its text to the writer, which prints chunks in input order. Reading
-// thus overlaps matching on every thread, and memory holds a few chunks per thread.
-class ChunkedQueries {
- public:
-  ChunkedQueries(const std::string& path, AtomicOutput& out) : reader_(path), out_(out) {}
-
-  struct Chunk {
-    std::size_t number = 0;
-    std::vector<SequenceRecord> records;
-    std::string text;
-    std::size_t letters = 0, longest = 0, matches = 0;
-  };
-
-  // The next chunk's records; false when the file is done.
-  bool take(Chunk& chunk) {
-    std::lock_guard lock(read_mutex_);
-    chunk.records.clear();
-    chunk.letters = chunk.longest = chunk.matches = 0;
-    chunk.text.clear();
-    while (!done_ && chunk.letters < kChunkLetters && chunk.records.size() < kChunkRecords) {
-      chunk.records.emplace_back();
-      if (!reader_.next(chunk.records.back())) {
-        chunk.records.pop_back();
-        done_ = true;
-      } else {
-        chunk.letters += chunk.records.back().sequence.size();
-        chunk.longest = std::max(chunk.longest, chunk.records.back().sequence.size());
-      }
+// MUMmer's text for queries [first, end) of a batch.
+std::string format_queries(const RecordBatch& batch, const BatchStrands& strands,
+                           const std::vector<kernels::StrandMatches>& found, std::size_t first, std::size_t end,
+                           const index::ReferenceText& ref, Strands which, const SectionStyle& style) {
+  std::string text;
+  auto piece = std::upper_bound(found.begin(), found.end(), first * strands.per_query,
+                                [](std::size_t strand, const auto& p) { return strand < p.first; });
+  --piece;
+  for (std::size_t q = first; q < end; ++q)
+    for (unsigned s = 0; s < strands.per_query; ++s) {
+      const std::size_t strand = q * strands.per_query + s;
+      while (strand >= piece->first + piece->count()) ++piece;
+      const bool reverse = which == Strands::reverse || s == 1;
+      append_section(text, ref, batch.id(q), reverse, strands.view().strand(strand), piece->of(strand), style);
     }
-    chunk.number = taken_++;
-    return !chunk.records.empty();
-  }
+  return text;
+}
 
-  // Prints the chunk when every earlier one is printed, else keeps it until they are.
-  void give(Chunk&& chunk, QueryTotals& totals) {
-    std::lock_guard lock(write_mutex_);
-    waiting_.emplace(chunk.number, std::move(chunk));
-    for (auto it = waiting_.find(written_); it != waiting_.end(); it = waiting_.find(++written_)) {
-      out_.write(it->second.text);
-      totals.queries += it->second.records.size();
-      totals.letters += it->second.letters;
-      totals.longest = std::max(totals.longest, it->second.longest);
-      totals.matches += it->second.matches;
-      waiting_.erase(it);
-    }
-  }
-
- private:
-  static constexpr std::size_t kChunkLetters = std::size_t{256} << 10;
-  static constexpr std::size_t kChunkRecords = 1024;
-  SequenceReader reader_;
-  AtomicOutput& out_;
-  std::mutex read_mutex_, write_mutex_;
-  bool done_ = false;
-  std::size_t taken_ = 0, written_ = 0;
-  std::map<std::size_t, Chunk> waiting_;
-};
-
-void match_query_file(const std::string& path, const QueryMatcher& matcher, unsigned threads, AtomicOutput& out,
-                      QueryTotals& totals) {
-  ChunkedQueries queries(path, out);
-  std::atomic<bool> failed{false};
-  parallel_for(threads, threads, [&](std::size_t, unsigned) {
-    try {
-      ChunkedQueries::Chunk chunk;
-      while (!failed.load(std::memory_order_relaxed) && queries.take(chunk)) {
-        for (const SequenceRecord& record : chunk.records) chunk.matches += matcher.sections(record, chunk.text);
-        queries.give(std::move(chunk), totals);
-        chunk = {};
-      }
-    } catch (...) {
-      failed = true;  // the others stop at their next chunk; parallel_for rethrows this
-      throw;
-    }
+// The text of a whole batch, formatted in parallel blocks; adds the batch to `totals`.
+std::vector<std::string> format_batch(const RecordBatch& batch, const BatchStrands& strands,
+                                      const std::vector<kernels::StrandMatches>& found, const MemOptions& options,
+                                      const index::ReferenceText& ref, const SectionStyle& style, QueryTotals& totals) {
+  constexpr std::size_t kBlock = 2048;
+  std::vector<std::string> texts((batch.size() + kBlock - 1) / kBlock);
+  parallel_for(texts.size(), options.threads, [&](std::size_t b, unsigned) {
+    texts[b] = format_queries(batch, strands, found, b * kBlock, std::min(batch.size(), (b + 1) * kBlock), ref,
+                              options.strands, style);
   });
+  totals.queries += batch.size();
+  totals.letters += batch.letters.size();
+  for (std::size_t q = 0; q < batch.size(); ++q) totals.longest = std::max(totals.longest, batch.sequence(q).size());
+  for (const auto& piece : found) totals.matches += piece.matches.size();
+  return texts;
+}
+
+// One query file in batches: the next batch is read while one is matched, and a batch's text is
+// written while the next is matched, so memory holds about three batches however long the file.
+void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options,
+                      const index::ReferenceText& ref, const SectionStyle& style, AtomicOutput& out,
+                      QueryTotals& totals) {
+  constexpr std::size_t kBatchLetters = std::size_t{64} << 20;
+  RecordBatchReader reader(path, options.threads);
+  RecordBatch batch, next;
+  BatchStrands strands;
+  std::vector<std::string> writing_texts;
+  std::future<void> writing;
+  for (bool more = reader.next(batch, kBatchLetters); more; std::swap(batch, next)) {
+    auto ahead = std::async(std::launch::async, [&] { return reader.next(next, kBatchLetters); });
+    make_strands(batch, options.strands, options.threads, strands);
+    const auto found = matcher.match(strands, batch.size());
+    std::vector<std::string> texts = format_batch(batch, strands, found, options, ref, style, totals);
+    if (writing.valid()) writing.get();
+    writing_texts = std::move(texts);
+    writing = std::async(std::launch::async, [&] {
+      for (const std::string& text : writing_texts) out.write(text);
+    });
+    more = ahead.get();
+  }
+  if (writing.valid()) writing.get();
+}
+
+// Why the GPUs cannot hold the index ("" when they can).
+std::string gpu_unsupported_reason(const index::SuffixIndex& index) {
+  const std::vector<engine::GpuInfo> gpus = engine::usable_gpus();
+  // The index, two slices' buffers and room for the runtime.
+  const std::size_t needed = index.bytes() + (std::size_t{1} << 30) + (std::size_t{1} << 29);
+  for (const engine::GpuInfo& gpu : gpus)
+    if (gpu.free_bytes < needed)
+      return fmt::format("the index needs {:.1f} GiB of GPU memory and gpu{} has {:.1f} GiB free",
+                         static_cast<double>(needed) / (1 << 30), gpu.index, static_cast<double>(gpu.free_bytes) / (1 << 30));
+  return "";
+}
+
+engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, const index::SuffixIndex& index) {
+  return engine::plan_devices<kernels::MemKernel>(
+      options.device, options.threads, gpu_unsupported_reason(index), kernels::make_mem_cpu_kernel(index, options.params),
+      [&](int gpu) { return kernels::make_mem_kernel_with_fallback(gpu, index, options.params); }, engine::WorkShape{});
 }
 
 }  // namespace
@@ -187,11 +212,17 @@ void match_query_file(const std::string& path, const QueryMatcher& matcher, unsi
 void run_mem(const MemOptions& options) {
   AtomicOutput out(options.out);  // opened first: an unwritable output fails before any work
   Stopwatch clock;
+  const auto gpus_found = engine::start_gpu_enumeration(options.device);
   const index::SuffixIndex index = load_or_build_index(options.reference, options.threads);
   clock.lap();
-  const QueryMatcher matcher(options, index);
+  auto devices = plan_mem_devices(options, index);
+  DeviceMatcher matcher(devices);
+  const SectionStyle style{options.reference_names || index.reference().sequences() > 1,
+                           index.reference().longest_name(), options.show_lengths, options.show_substrings,
+                           options.forward_positions};
   QueryTotals totals;
-  for (const std::string& path : options.queries) match_query_file(path, matcher, options.threads, out, totals);
+  for (const std::string& path : options.queries)
+    match_query_file(path, matcher, options, index.reference(), style, out, totals);
   if (totals.queries == 0) throw InputError(options.queries.front(), "no query sequences");
   if (totals.longest < options.params.min_length)
     log_warning("-l {} is longer than every query (the longest has {} letters): no match can be found",
@@ -199,6 +230,7 @@ void run_mem(const MemOptions& options) {
   out.finish();
   log_info("matched {} queries ({} letters): {} matches ({:.2f} s); peak memory {:.0f} MiB", totals.queries,
            totals.letters, totals.matches, clock.lap(), peak_memory_mib());
+  engine::log_device_reports(matcher.reports());
   out.commit();
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/devices.hpp"
 #include "kernels/mem_kernel.hpp"
 
 namespace hyalign::mem {
@@ -22,6 +23,7 @@ struct MemOptions {
   bool show_lengths = false;        // -L
   std::string out = "-";
   unsigned threads = 1;
+  engine::DeviceChoice device = engine::DeviceChoice::automatic;
 };
 
 void run_mem(const MemOptions& options);

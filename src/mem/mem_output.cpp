@@ -5,7 +5,7 @@
 namespace hyalign::mem {
 
 void append_section(std::string& out, const index::ReferenceText& ref, std::string_view name, bool reverse,
-                    std::string_view strand, const std::vector<kernels::MemMatch>& matches, const SectionStyle& style) {
+                    std::string_view strand, std::span<const kernels::MemMatch> matches, const SectionStyle& style) {
   auto it = std::back_inserter(out);
   fmt::format_to(it, "> {}{}", name, reverse ? " Reverse" : "");
   if (style.show_lengths) fmt::format_to(it, "  Len = {}", strand.size());

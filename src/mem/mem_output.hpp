@@ -2,6 +2,7 @@
 // MUMmer 3.23's output: a header line per query strand, then one line per match (reference
 // position, query position, length, all 1-based; the reference sequence's name first when the
 // reference has several sequences or -F), and with -s the matched letters below each.
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,6 @@ struct SectionStyle {
 // Appends one section: `strand` is the query as searched (reverse complemented for a reverse
 // section), `matches` its matches in print order.
 void append_section(std::string& out, const index::ReferenceText& ref, std::string_view name, bool reverse,
-                    std::string_view strand, const std::vector<kernels::MemMatch>& matches, const SectionStyle& style);
+                    std::string_view strand, std::span<const kernels::MemMatch> matches, const SectionStyle& style);
 
 }  // namespace hyalign::mem

@@ -1,5 +1,8 @@
 // Built when no CUDA compiler was found: the GPU kernels report themselves unavailable.
+#include <stdexcept>
+
 #include "engine/devices.hpp"
+#include "kernels/cuda/mem_cuda.hpp"
 #include "kernels/cuda/papara_cuda.hpp"
 #include "kernels/cuda/sw_cuda.hpp"
 
@@ -9,5 +12,8 @@ std::string gpu_unsupported_reason(const PaparaProblem&) { return engine::gpu_un
 std::unique_ptr<PaparaKernel> make_papara_gpu_kernel(int, const PaparaProblem&) { return nullptr; }
 std::string sw_gpu_unsupported_reason(const SwScoring&) { return engine::gpu_unavailable_reason(); }
 std::unique_ptr<SwKernel> make_sw_gpu_kernel(int, const SwScoring&) { return nullptr; }
+std::unique_ptr<MemKernel> make_mem_gpu_kernel(int, const index::SuffixIndex&, MemParams) {
+  throw std::runtime_error(engine::gpu_unavailable_reason());
+}
 
 }  // namespace hyalign::kernels::cuda

@@ -1,0 +1,259 @@
+#include "io/record_batches.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "io/sequence_reader.hpp"
+#include "io/text.hpp"
+
+namespace hyalign {
+
+void RecordBatch::clear() {
+  names.clear();
+  letters.clear();
+  name_starts.assign(1, 0);
+  letter_starts.assign(1, 0);
+  id_lengths.clear();
+}
+
+void RecordBatch::add(std::string_view name, std::size_t id_length, std::string_view sequence) {
+  names.append(name);
+  letters.append(sequence);
+  name_starts.push_back(names.size());
+  letter_starts.push_back(letters.size());
+  id_lengths.push_back(static_cast<std::uint32_t>(id_length));
+}
+
+void RecordBatch::append(const RecordBatch& other) {
+  const std::uint64_t name_base = names.size(), letter_base = letters.size();
+  names.append(other.names);
+  letters.append(other.letters);
+  for (std::size_t i = 1; i < other.name_starts.size(); ++i) {
+    name_starts.push_back(name_base + other.name_starts[i]);
+    letter_starts.push_back(letter_base + other.letter_starts[i]);
+  }
+  id_lengths.insert(id_lengths.end(), other.id_lengths.begin(), other.id_lengths.end());
+}
+
+namespace {
+
+// What a byte is inside a sequence line: kept, skipped (whitespace) or refused (control bytes, as
+// LineReader refuses them).
+enum ByteClass : unsigned char { kKeep, kSkip, kBad };
+constexpr std::array<ByteClass, 256> kByteClass = [] {
+  std::array<ByteClass, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = kBad;
+  t[0x7f] = kBad;
+  for (char c : {' ', '\t', '\r', '\n', '\v', '\f'}) t[static_cast<unsigned char>(c)] = kSkip;
+  return t;
+}();
+
+// A plain file mapped into memory, parsed piece by piece.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) : path_(path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      void* p = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED) {
+        data_ = static_cast<const char*>(p);
+        size_ = static_cast<std::size_t>(st.st_size);
+      }
+    }
+    close(fd);
+  }
+  ~MappedFile() {
+    if (data_) munmap(const_cast<char*>(data_), size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  bool mapped() const { return data_ != nullptr; }
+  std::string_view text() const { return {data_, size_}; }
+  const std::string& path() const { return path_; }
+
+  // The first line start at or after `from` whose line begins with '>' (the file's size if none).
+  std::size_t next_record(std::size_t from) const {
+    if (from == 0) return 0;
+    for (std::size_t q = from - 1; q < size_;) {
+      const void* nl = std::memchr(data_ + q, '\n', size_ - q);
+      if (!nl) break;
+      const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(nl) - data_) + 1;
+      if (at < size_ && data_[at] == '>') return at;
+      q = at;
+    }
+    return size_;
+  }
+
+  [[noreturn]] void fail(std::size_t offset, const std::string& problem, bool with_column) const {
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(data_, data_ + offset, '\n'));
+    const char* line_start = data_ + offset;
+    while (line_start > data_ && line_start[-1] != '\n') --line_start;
+    throw InputError(path_, line, problem, with_column ? static_cast<std::size_t>(data_ + offset - line_start) + 1 : 0);
+  }
+
+ private:
+  std::string path_;
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Appends the letters of one sequence line, without whitespace; refuses control bytes.
+void append_letters(const MappedFile& file, std::size_t from, std::size_t to, std::string& letters) {
+  const std::string_view text = file.text();
+  const std::size_t old = letters.size();
+  letters.resize(old + (to - from));
+  char* out = letters.data() + old;
+  for (std::size_t i = from; i < to; ++i) {
+    const char c = text[i];
+    switch (kByteClass[static_cast<unsigned char>(c)]) {
+      case kKeep: *out++ = c; break;
+      case kSkip: break;
+      case kBad:
+        file.fail(i, fmt::format("binary data (byte 0x{:02x}); not a text file?", static_cast<unsigned char>(c)), true);
+    }
+  }
+  letters.resize(static_cast<std::size_t>(out - letters.data()));
+}
+
+// The records of text[from, to), which starts at a header line (or holds only blank lines).
+void parse_fasta_piece(const MappedFile& file, std::size_t from, std::size_t to, RecordBatch& out) {
+  const std::string_view text = file.text();
+  out.clear();
+  bool in_record = false;
+  for (std::size_t p = from; p < to;) {
+    const void* nl = std::memchr(text.data() + p, '\n', to - p);
+    const std::size_t end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) : to;
+    const std::string_view line = text.substr(p, end - p);
+    const std::string_view t = text::trim(line);
+    if (!t.empty() && t.front() == '>') {
+      if (const auto bad = std::find_if(line.begin(), line.end(),
+                                        [](char c) { return kByteClass[static_cast<unsigned char>(c)] == kBad; });
+          bad != line.end())
+        file.fail(p + static_cast<std::size_t>(bad - line.begin()),
+                  fmt::format("binary data (byte 0x{:02x}); not a text file?", static_cast<unsigned char>(*bad)), true);
+      if (in_record) out.letter_starts.push_back(out.letters.size());
+      const std::string name = normalize_sequence_name(t.substr(1));
+      if (name.empty()) file.fail(p, "empty sequence name", true);
+      out.names.append(name);
+      out.name_starts.push_back(out.names.size());
+      out.id_lengths.push_back(
+          static_cast<std::uint32_t>(std::min(name.size(), text::trim(t.substr(1)).find_first_of(" \t\r\n\v\f"))));
+      in_record = true;
+    } else if (in_record) {
+      append_letters(file, p, end, out.letters);
+    } else if (!t.empty()) {
+      file.fail(p, "expected '>' starting a FASTA record", true);
+    }
+    p = end + 1;
+  }
+  if (in_record) out.letter_starts.push_back(out.letters.size());
+}
+
+}  // namespace
+
+struct RecordBatchReader::Mapped {
+  Mapped(const std::string& path, unsigned threads) : file(path), threads(std::max(1u, threads)) {}
+  MappedFile file;
+  unsigned threads;
+  std::size_t next = 0;  // where the next batch starts
+  std::vector<RecordBatch> pieces;
+
+  // A mapped plain FASTA file: its first non-blank byte (after a byte-order mark) is '>'.
+  bool usable() {
+    if (!file.mapped()) return false;
+    std::string_view t = file.text();
+    const std::size_t bom = t.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+    const std::size_t first = t.find_first_not_of(" \t\r\n\v\f", bom);
+    if (first == std::string_view::npos || t[first] != '>') return false;
+    next = first;
+    return true;
+  }
+
+  bool read(RecordBatch& batch, std::size_t letters) {
+    const std::size_t size = file.text().size();
+    if (next >= size) return false;
+    const std::size_t end = file.next_record(std::min(size, next + std::max<std::size_t>(letters, 1)));
+    const std::size_t parts = std::min<std::size_t>(threads * 4, std::max<std::size_t>(1, (end - next) >> 16));
+    std::vector<std::size_t> bounds(parts + 1, end);
+    bounds[0] = next;
+    for (std::size_t i = 1; i < parts; ++i)
+      bounds[i] = std::max(bounds[i - 1], file.next_record(next + (end - next) * i / parts));
+    pieces.resize(parts);
+    parallel_for(parts, threads, [&](std::size_t i, unsigned) { parse_fasta_piece(file, bounds[i], bounds[i + 1], pieces[i]); });
+    next = end;
+    join(batch);
+    return batch.size() > 0 || read(batch, letters);
+  }
+
+  // The pieces, in order, as one batch (copied in parallel).
+  void join(RecordBatch& batch) {
+    std::vector<std::size_t> records{0}, names{0}, letters{0};
+    for (const RecordBatch& p : pieces) {
+      records.push_back(records.back() + p.size());
+      names.push_back(names.back() + p.names.size());
+      letters.push_back(letters.back() + p.letters.size());
+    }
+    batch.names.resize(names.back());
+    batch.letters.resize(letters.back());
+    batch.name_starts.resize(records.back() + 1);
+    batch.letter_starts.resize(records.back() + 1);
+    batch.id_lengths.resize(records.back());
+    batch.name_starts[0] = batch.letter_starts[0] = 0;
+    parallel_for(pieces.size(), threads, [&](std::size_t i, unsigned) {
+      const RecordBatch& p = pieces[i];
+      std::copy(p.names.begin(), p.names.end(), batch.names.begin() + static_cast<std::ptrdiff_t>(names[i]));
+      std::copy(p.letters.begin(), p.letters.end(), batch.letters.begin() + static_cast<std::ptrdiff_t>(letters[i]));
+      std::copy(p.id_lengths.begin(), p.id_lengths.end(), batch.id_lengths.begin() + static_cast<std::ptrdiff_t>(records[i]));
+      for (std::size_t r = 0; r < p.size(); ++r) {
+        batch.name_starts[records[i] + r + 1] = names[i] + p.name_starts[r + 1];
+        batch.letter_starts[records[i] + r + 1] = letters[i] + p.letter_starts[r + 1];
+      }
+    });
+  }
+};
+
+struct RecordBatchReader::Streamed {
+  explicit Streamed(const std::string& path) : reader(path) {}
+  SequenceReader reader;
+  SequenceRecord record;
+
+  bool read(RecordBatch& batch, std::size_t letters) {
+    batch.clear();
+    while (batch.letters.size() < std::max<std::size_t>(letters, 1) && reader.next(record))
+      batch.add(record.name, record.id_length, record.sequence);
+    return batch.size() > 0;
+  }
+};
+
+RecordBatchReader::RecordBatchReader(const std::string& path, unsigned threads) {
+  if (path != "-") {
+    mapped_ = std::make_unique<Mapped>(path, threads);
+    if (mapped_->usable()) return;
+    mapped_.reset();
+  }
+  streamed_ = std::make_unique<Streamed>(path);
+}
+
+RecordBatchReader::~RecordBatchReader() = default;
+
+bool RecordBatchReader::next(RecordBatch& batch, std::size_t letters) {
+  return mapped_ ? mapped_->read(batch, letters) : streamed_->read(batch, letters);
+}
+
+bool RecordBatchReader::parallel() const { return mapped_ != nullptr; }
+
+}  // namespace hyalign
