@@ -3,7 +3,8 @@
 # the GPU benchmarks and end-to-end runs; prints a short table last.
 # usage: scripts/gpu-check.sh [BUILD_DIR]   (run from anywhere; needs cmake, g++, nvcc, zlib, fmt, CLI11, gtest)
 # SECTIONS (default "papara papara-e2e search") picks the parts to run (papara: GPU tests, goldens
-# and benchmarks; papara-e2e: hyalign papara end to end on every device; search). REPLICATE (20),
+# and benchmarks; papara-e2e: hyalign papara end to end on every device; search; mem: the mem GPU
+# tests and bench/mem_gpu.sh). REPLICATE (20),
 # PROTEIN_COPIES (34000: 1e12 cells) and ROUNDS (3) size the end-to-end runs. parasail (the test oracle) and the
 # xxHash header are taken from .deps/*.deb when present, since the GPU machine has no package
 # registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
@@ -32,7 +33,8 @@ fi
 
 log "build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON "${prefix[@]}" >/dev/null || exit 1
-cmake --build "$build" -j"$jobs" --target hyalign hyalign_tests hyalign_bench_papara hyalign_bench_sw_gpu 2>&1 |
+cmake --build "$build" -j"$jobs" --target hyalign hyalign_tests hyalign_bench_papara hyalign_bench_sw_gpu \
+  hyalign_make_genome hyalign_make_reads 2>&1 |
   grep -E 'error|warning: .*(papara|sw)' ; [ -x "$build/hyalign" ] || { echo "build failed"; exit 1; }
 cuobjdump -sass "$build/src/CMakeFiles/hyalign_kernels.dir/kernels/cuda/sw_cuda.cu.o" >"$out/sw_cuda.sass" 2>&1
 
@@ -108,6 +110,16 @@ if want papara-e2e; then
   e2e gut500x${REPLICATE:-20} /tmp/gut_reads.fasta -t "$data/ref.unrooted.nwk" -s "$data/ref.phy"
   e2e long200x${REPLICATE:-20} /tmp/long_reads.fasta -t "$data/ref.unrooted.nwk" -s "$data/ref.phy"
   e2e pkinase_x${PROTEIN_COPIES:-34000} /tmp/protein_reads.fasta -a -t "$pk/ref.tre" -s "$pk/ref.phy"
+fi
+
+if want mem; then
+  log "mem GPU unit tests (GPU == CPU == the definition)"
+  "$build/tests/hyalign_tests" --gtest_filter='Mem*' 2>&1 | grep -E '^\[  (PASSED|FAILED|SKIPPED|     OK) |tests? ran|Failure|Expected|Which'
+  result[mem_unit]=${PIPESTATUS[0]}
+  log "mem end to end on every device (MEM_BASES, MEM_READS, MEM_ROUNDS)"
+  WORK=/tmp/memgpu bench/mem_gpu.sh "$build" "${MEM_BASES:-100000000}" "${MEM_READS:-10000000}" "${MEM_ROUNDS:-1}" |
+    tee "$out/mem_gpu.txt"
+  grep -q DIFFERENT "$out/mem_gpu.txt" && result[mem_same]=NO || result[mem_same]=yes
 fi
 
 log "summary"

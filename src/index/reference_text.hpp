@@ -12,7 +12,7 @@ namespace hyalign::index {
 inline constexpr char kSeparator = '\0';
 
 // ASCII lower case (the C locale's tolower, without a call per letter).
-inline char lower_case(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+constexpr char lower_case(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
 
 struct ReferenceText {
   std::string text;                  // sequence 0, separator, sequence 1, separator, ...

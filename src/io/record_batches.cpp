@@ -115,6 +115,14 @@ class MappedFile {
 void append_letters(const MappedFile& file, std::size_t from, std::size_t to, std::string& letters) {
   const std::string_view text = file.text();
   const std::size_t old = letters.size();
+  // Most lines hold printable letters only: one pass that vectorizes, then a copy.
+  bool printable = true;
+  for (std::size_t i = from; i < to; ++i)
+    printable &= static_cast<unsigned char>(static_cast<unsigned char>(text[i]) - 0x21) < 0x5e;
+  if (printable) {
+    letters.append(text.substr(from, to - from));
+    return;
+  }
   letters.resize(old + (to - from));
   char* out = letters.data() + old;
   for (std::size_t i = from; i < to; ++i) {

@@ -1,6 +1,7 @@
 #include "mem/mem.hpp"
 
 #include <algorithm>
+#include <array>
 #include <future>
 #include <mutex>
 
@@ -37,7 +38,7 @@ index::SuffixIndex load_or_build_index(const std::string& reference, unsigned th
 
 // IUPAC complements, as MUMmer 3.23 takes them: s and w are their own, and any letter without a
 // complement becomes n.
-char complement(char c) {
+constexpr char complement(char c) {
   switch (c) {
     case 'a': return 't';
     case 'c': return 'g';
@@ -56,6 +57,18 @@ char complement(char c) {
     default: return 'n';
   }
 }
+
+// Every byte lower-cased, and lower-cased then complemented: one table lookup per letter.
+constexpr auto kLower = [] {
+  std::array<char, 256> t{};
+  for (int c = 0; c < 256; ++c) t[c] = index::lower_case(static_cast<char>(c));
+  return t;
+}();
+constexpr auto kComplement = [] {
+  std::array<char, 256> t{};
+  for (int c = 0; c < 256; ++c) t[c] = complement(index::lower_case(static_cast<char>(c)));
+  return t;
+}();
 
 // The strands of a batch in print order: each query's forward strand, its reverse complement, or
 // both (forward first), lower-cased.
@@ -82,9 +95,9 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, Bat
         const std::string_view letters = batch.sequence(q);
         char* to = out.letters.data() + out.starts[q * per_query + s];
         if (which == Strands::reverse || s == 1)
-          std::transform(letters.rbegin(), letters.rend(), to, [](char c) { return complement(index::lower_case(c)); });
+          std::transform(letters.rbegin(), letters.rend(), to, [](char c) { return kComplement[static_cast<unsigned char>(c)]; });
         else
-          std::transform(letters.begin(), letters.end(), to, index::lower_case);
+          std::transform(letters.begin(), letters.end(), to, [](char c) { return kLower[static_cast<unsigned char>(c)]; });
       }
   });
 }
@@ -128,11 +141,10 @@ struct QueryTotals {
   std::size_t queries = 0, letters = 0, longest = 0, matches = 0;
 };
 
-// MUMmer's text for queries [first, end) of a batch.
-std::string format_queries(const RecordBatch& batch, const BatchStrands& strands,
-                           const std::vector<kernels::StrandMatches>& found, std::size_t first, std::size_t end,
-                           const index::ReferenceText& ref, Strands which, const SectionStyle& style) {
-  std::string text;
+// Appends MUMmer's text for queries [first, end) of a batch to `text`.
+void format_queries(const RecordBatch& batch, const BatchStrands& strands,
+                    const std::vector<kernels::StrandMatches>& found, std::size_t first, std::size_t end,
+                    const index::ReferenceText& ref, Strands which, const SectionStyle& style, std::string& text) {
   auto piece = std::upper_bound(found.begin(), found.end(), first * strands.per_query,
                                 [](std::size_t strand, const auto& p) { return strand < p.first; });
   --piece;
@@ -143,24 +155,24 @@ std::string format_queries(const RecordBatch& batch, const BatchStrands& strands
       const bool reverse = which == Strands::reverse || s == 1;
       append_section(text, ref, batch.id(q), reverse, strands.view().strand(strand), piece->of(strand), style);
     }
-  return text;
 }
 
-// The text of a whole batch, formatted in parallel blocks; adds the batch to `totals`.
-std::vector<std::string> format_batch(const RecordBatch& batch, const BatchStrands& strands,
-                                      const std::vector<kernels::StrandMatches>& found, const MemOptions& options,
-                                      const index::ReferenceText& ref, const SectionStyle& style, QueryTotals& totals) {
+// The text of a whole batch, formatted in parallel blocks into `texts` (whose strings keep their
+// memory from batch to batch); adds the batch to `totals`.
+void format_batch(const RecordBatch& batch, const BatchStrands& strands, const std::vector<kernels::StrandMatches>& found,
+                  const MemOptions& options, const index::ReferenceText& ref, const SectionStyle& style,
+                  std::vector<std::string>& texts, QueryTotals& totals) {
   constexpr std::size_t kBlock = 2048;
-  std::vector<std::string> texts((batch.size() + kBlock - 1) / kBlock);
+  texts.resize((batch.size() + kBlock - 1) / kBlock);
   parallel_for(texts.size(), options.threads, [&](std::size_t b, unsigned) {
-    texts[b] = format_queries(batch, strands, found, b * kBlock, std::min(batch.size(), (b + 1) * kBlock), ref,
-                              options.strands, style);
+    texts[b].clear();
+    format_queries(batch, strands, found, b * kBlock, std::min(batch.size(), (b + 1) * kBlock), ref, options.strands,
+                   style, texts[b]);
   });
   totals.queries += batch.size();
   totals.letters += batch.letters.size();
   for (std::size_t q = 0; q < batch.size(); ++q) totals.longest = std::max(totals.longest, batch.sequence(q).size());
   for (const auto& piece : found) totals.matches += piece.matches.size();
-  return texts;
 }
 
 // One query file in batches: the next batch is read while one is matched, and a batch's text is
@@ -172,21 +184,34 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
   RecordBatchReader reader(path, options.threads);
   RecordBatch batch, next;
   BatchStrands strands;
-  std::vector<std::string> writing_texts;
+  std::vector<std::string> texts[2];  // one batch's formatted while the other's is written
   std::future<void> writing;
-  for (bool more = reader.next(batch, kBatchLetters); more; std::swap(batch, next)) {
+  int turn = 0;
+  // Seconds of each step on the calling thread (reading and writing overlap the others; their
+  // entries are the waits for them).
+  double read = 0, strand = 0, match = 0, format = 0, write = 0;
+  Stopwatch clock;
+  bool more = reader.next(batch, kBatchLetters);
+  for (read += clock.lap(); more; std::swap(batch, next), turn ^= 1) {
     auto ahead = std::async(std::launch::async, [&] { return reader.next(next, kBatchLetters); });
     make_strands(batch, options.strands, options.threads, strands);
+    strand += clock.lap();
     const auto found = matcher.match(strands, batch.size());
-    std::vector<std::string> texts = format_batch(batch, strands, found, options, ref, style, totals);
+    match += clock.lap();
+    format_batch(batch, strands, found, options, ref, style, texts[turn], totals);
+    format += clock.lap();
     if (writing.valid()) writing.get();
-    writing_texts = std::move(texts);
-    writing = std::async(std::launch::async, [&] {
-      for (const std::string& text : writing_texts) out.write(text);
+    write += clock.lap();
+    writing = std::async(std::launch::async, [&out, &written = texts[turn]] {
+      for (const std::string& text : written) out.write(text);
     });
     more = ahead.get();
+    read += clock.lap();
   }
   if (writing.valid()) writing.get();
+  write += clock.lap();
+  log_info("{}: read {:.2f} s ({}), strands {:.2f} s, matching {:.2f} s, output {:.2f} s, writing {:.2f} s", path,
+           read, reader.parallel() ? "in parallel" : "streamed", strand, match, format, write);
 }
 
 // Why the GPUs cannot hold the index ("" when they can).

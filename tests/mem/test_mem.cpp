@@ -1,5 +1,6 @@
 // The suffix index, its file, and the maximal-match finder against the plain definition.
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <random>
 #include <string>
@@ -7,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "engine/devices.hpp"
+#include "kernels/cuda/mem_cuda.hpp"
 #include "index/index_file.hpp"
 #include "index/suffix_index.hpp"
 #include "kernels/mem_kernel.hpp"
@@ -97,6 +100,120 @@ TEST(MemFinder, EqualsTheDefinitionOnEveryShapeKindAndOption) {
                                        << min_length << (bases_only ? " -n" : "") << " query " << query;
           }
         }
+  }
+}
+
+// Strands for a kernel: queries of every shape, plus ones that stress a device's limits: long
+// strands (many seeds, several GPU work items), and homopolymers against homopolymer references
+// (more matches than a GPU item holds).
+std::vector<std::string> kernel_strands(std::mt19937& rng, const std::vector<std::string>& sequences) {
+  std::vector<std::string> strands;
+  for (int q = 0; q < 40; ++q) strands.push_back(query_from(rng, sequences));
+  const std::string& s = sequences[rng() % sequences.size()];
+  strands.push_back(s.substr(0, 700) + random_letters(rng, 300) + s.substr(s.size() / 2, 500));
+  strands.push_back(std::string(300, 'a'));
+  strands.push_back("");
+  return strands;
+}
+
+// Runs `kernel` over the strands in ranges of several sizes and checks every strand against the
+// definition (with -mum's rule).
+void expect_kernel_equals_definition(kernels::MemKernel& kernel, const index::SuffixIndex& idx, const MemParams& params,
+                                     const std::vector<std::string>& strands, const std::string& context) {
+  std::string letters;
+  std::vector<std::uint64_t> starts{0};
+  for (const std::string& s : strands) {
+    letters += s;
+    starts.push_back(letters.size());
+  }
+  const kernels::StrandSet set{letters, starts};
+  std::vector<std::vector<MemMatch>> expected(strands.size());
+  for (std::size_t i = 0; i < strands.size(); ++i) {
+    expected[i] = kernels::find_mems_scalar(idx.text(), strands[i], params);
+    if (params.kind == MemKind::mum) kernels::keep_mums(expected[i]);
+  }
+  for (std::size_t range : {std::size_t{1}, std::size_t{7}, strands.size()}) {
+    for (std::size_t first = 0; first < strands.size(); first += range) {
+      kernels::StrandMatches out;
+      out.first = first;
+      const std::size_t count = std::min(range, strands.size() - first);
+      kernel.find(set, first, count, out);
+      ASSERT_EQ(out.count(), count) << context;
+      for (std::size_t i = first; i < first + count; ++i) {
+        const std::vector<MemMatch> found(out.of(i).begin(), out.of(i).end());
+        ASSERT_EQ(found, expected[i]) << context << " kind " << static_cast<int>(params.kind) << " -l " << params.min_length
+                                   << (params.bases_only ? " -n" : "") << " strand " << i << " of " << strands.size()
+                                   << " (range " << range << "): " << strands[i];
+      }
+    }
+  }
+}
+
+void expect_kernels_equal_definition(const std::function<std::unique_ptr<kernels::MemKernel>(
+                                         const index::SuffixIndex&, const MemParams&)>& make_kernel) {
+  std::mt19937 rng(977);
+  for (int shape = 0; shape < 4; ++shape) {
+    const auto sequences = reference_shape(rng, shape);
+    const index::SuffixIndex idx = index::SuffixIndex::build(reference_of(sequences), 2);
+    for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference, MemKind::mum})
+      for (std::uint32_t min_length : {1u, 5u, 12u, 20u, 40u})
+        for (bool bases_only : {false, true}) {
+          const MemParams params{kind, min_length, bases_only};
+          const auto kernel = make_kernel(idx, params);
+          expect_kernel_equals_definition(*kernel, idx, params, kernel_strands(rng, sequences),
+                                          "shape " + std::to_string(shape));
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+  }
+}
+
+TEST(MemKernel, CpuKernelEqualsTheDefinition) {
+  expect_kernels_equal_definition(
+      [](const index::SuffixIndex& idx, const MemParams& params) { return kernels::make_mem_cpu_kernel(idx, params); });
+}
+
+class MemGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (engine::usable_gpus().empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << engine::gpu_unavailable_reason();
+  }
+};
+
+TEST_F(MemGpu, GpuKernelEqualsTheDefinition) {
+  expect_kernels_equal_definition([](const index::SuffixIndex& idx, const MemParams& params) {
+    return kernels::cuda::make_mem_gpu_kernel(engine::usable_gpus().front().index, idx, params);
+  });
+}
+
+// A larger repeat-rich reference (prefix table and seeds of genome depth) and thousands of reads:
+// the GPU equals the CPU finder, which the tests above hold to the definition.
+TEST_F(MemGpu, GpuKernelEqualsTheCpuKernelOnManyReads) {
+  std::mt19937 rng(31);
+  std::string genome = random_letters(rng, 400000);
+  for (int copy = 0; copy < 300; ++copy) {  // interspersed copies of a few units, lightly mutated
+    const std::size_t from = rng() % 1000, to = rng() % (genome.size() - 2000);
+    for (std::size_t i = 0; i < 300; ++i) genome[to + i] = rng() % 50 ? genome[from + i] : "acgt"[rng() % 4];
+  }
+  const index::SuffixIndex idx = index::SuffixIndex::build(reference_of({genome, genome.substr(1000, 5000)}), 2);
+  std::string letters;
+  std::vector<std::uint64_t> starts{0};
+  for (int r = 0; r < 20000; ++r) {
+    std::string read = genome.substr(rng() % (genome.size() - 150), 150);
+    for (char& c : read)
+      if (rng() % 60 == 0) c = "acgtn"[rng() % 5];
+    letters += read;
+    starts.push_back(letters.size());
+  }
+  const kernels::StrandSet set{letters, starts};
+  for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference, MemKind::mum}) {
+    const MemParams params{kind, 20, false};
+    const auto cpu = kernels::make_mem_cpu_kernel(idx, params);
+    const auto gpu = kernels::cuda::make_mem_gpu_kernel(engine::usable_gpus().front().index, idx, params);
+    kernels::StrandMatches expected, found;
+    cpu->find(set, 0, set.size(), expected);
+    gpu->find(set, 0, set.size(), found);
+    ASSERT_EQ(found.offsets, expected.offsets) << "kind " << static_cast<int>(kind);
+    ASSERT_EQ(found.matches, expected.matches) << "kind " << static_cast<int>(kind);
   }
 }
 

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# hyalign mem on every --device choice, end to end (index file loaded, output written): a
+# repeat-rich synthetic genome (bench/make_genome.cpp) and reads sampled from it
+# (bench/make_reads.cpp), for each option set one run per device, timed, outputs compared.
+# usage: bench/mem_gpu.sh BUILD_DIR [BASES (1e8)] [READS (1e7)] [ROUNDS (1)]
+# DEVICES (default "cpu gpu auto") and OPTION_SETS (default "-mumreference -l 20 -b|-maxmatch -l 20 -b")
+# pick the runs; WORK (a new temporary folder) holds the files.
+set -euo pipefail
+build=$(realpath "$1")
+bases=${2:-100000000}
+reads=${3:-10000000}
+rounds=${4:-1}
+devices=${DEVICES:-cpu gpu auto}
+IFS='|' read -r -a option_sets <<<"${OPTION_SETS:--mumreference -l 20 -b|-maxmatch -l 20 -b}"
+work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
+cd "$work"
+seconds() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'; }
+echo "# $(date -u +%F) $(uname -n), $(nproc) cores; $bases bases, $reads reads of 150 bp"
+start=$EPOCHREALTIME
+[ -s genome.fa ] || "$build/bench/hyalign_make_genome" "$bases" 24 1 >genome.fa
+[ -s genome.hymi ] || "$build/hyalign" mem index genome.fa -o genome.hymi 2>index.err
+[ -s reads.fa ] || "$build/bench/hyalign_make_reads" genome.fa "$reads" 150 0.01 1 >reads.fa
+echo "inputs ready in $(seconds "$start") s: reads.fa $(stat -c %s reads.fa) bytes, genome.hymi $(stat -c %s genome.hymi) bytes"
+for options in "${option_sets[@]}"; do
+  tag=$(echo "$options" | tr -d ' -')
+  declare -A best=()
+  for round in $(seq "$rounds"); do
+    for device in $devices; do
+      start=$EPOCHREALTIME
+      "$build/hyalign" mem --device "$device" $options genome.hymi reads.fa -o "out_${tag}_$device.txt" 2>"run_${tag}_$device.err" ||
+        { cat "run_${tag}_$device.err"; exit 1; }
+      took=$(seconds "$start")
+      echo "$options --device $device (round $round): $took s end to end; $(grep -h 'matched' "run_${tag}_$device.err" | sed 's/^.*matched/matched/')"
+      grep -h '%' "run_${tag}_$device.err" | sed 's/^[^ ]* [^ ]* */    /' || true
+      if [ -z "${best[$device]:-}" ] || awk -v a="$took" -v b="${best[$device]}" 'BEGIN { exit !(a < b) }'; then best[$device]=$took; fi
+    done
+  done
+  first=""
+  for device in $devices; do
+    if [ -z "$first" ]; then first=$device; continue; fi
+    cmp -s "out_${tag}_$first.txt" "out_${tag}_$device.txt" && same=identical || same=DIFFERENT
+    echo "$options: $device output $same to $first's ($(stat -c %s "out_${tag}_$device.txt") bytes)"
+  done
+  if [ -n "${best[cpu]:-}" ]; then
+    for device in $devices; do
+      [ "$device" = cpu ] && continue
+      echo "$options: cpu / $device = $(awk -v a="${best[cpu]}" -v b="${best[$device]}" 'BEGIN { printf "%.2f", a / b }')x (best of $rounds)"
+    done
+  fi
+  unset best
+done
