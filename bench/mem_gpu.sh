@@ -3,15 +3,17 @@
 # repeat-rich synthetic genome (bench/make_genome.cpp) and reads sampled from it
 # (bench/make_reads.cpp), for each option set one run per device, timed, outputs compared.
 # usage: bench/mem_gpu.sh BUILD_DIR [BASES (1e8)] [READS (1e7)] [ROUNDS (1)]
-# DEVICES (default "cpu gpu auto") and OPTION_SETS (default "-mumreference -l 20 -b|-maxmatch -l 20 -b")
-# pick the runs; WORK (a new temporary folder) holds the files.
+# DEVICES (default "cpu gpu auto") and OPTION_SETS pick the runs: sets split by '|', each
+# "READS:OPTIONS" (default "READS:-mumreference -l 20 -b|READS/10:-maxmatch -l 20 -b": -maxmatch
+# prints every copy of a repeat, hundreds of lines per read here). WORK (a new temporary folder)
+# holds the files; outputs are removed once compared.
 set -euo pipefail
 build=$(realpath "$1")
 bases=${2:-100000000}
 reads=${3:-10000000}
 rounds=${4:-1}
 devices=${DEVICES:-cpu gpu auto}
-IFS='|' read -r -a option_sets <<<"${OPTION_SETS:--mumreference -l 20 -b|-maxmatch -l 20 -b}"
+IFS='|' read -r -a option_sets <<<"${OPTION_SETS:-$reads:-mumreference -l 20 -b|$((reads / 10)):-maxmatch -l 20 -b}"
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
 cd "$work"
@@ -22,16 +24,19 @@ start=$EPOCHREALTIME
 [ -s genome.hymi ] || "$build/hyalign" mem index genome.fa -o genome.hymi 2>index.err
 [ -s reads.fa ] || "$build/bench/hyalign_make_reads" genome.fa "$reads" 150 0.01 1 >reads.fa
 echo "inputs ready in $(seconds "$start") s: reads.fa $(stat -c %s reads.fa) bytes, genome.hymi $(stat -c %s genome.hymi) bytes"
-for options in "${option_sets[@]}"; do
+for set in "${option_sets[@]}"; do
+  count=${set%%:*} options=${set#*:}
+  queries=reads.fa
+  if [ "$count" -lt "$reads" ]; then queries=reads_$count.fa; head -n $((2 * count)) reads.fa >"$queries"; fi
   tag=$(echo "$options" | tr -d ' -')
   declare -A best=()
   for round in $(seq "$rounds"); do
     for device in $devices; do
       start=$EPOCHREALTIME
-      "$build/hyalign" mem --device "$device" $options genome.hymi reads.fa -o "out_${tag}_$device.txt" 2>"run_${tag}_$device.err" ||
+      "$build/hyalign" mem --device "$device" $options genome.hymi "$queries" -o "out_${tag}_$device.txt" 2>"run_${tag}_$device.err" ||
         { cat "run_${tag}_$device.err"; exit 1; }
       took=$(seconds "$start")
-      echo "$options --device $device (round $round): $took s end to end; $(grep -h 'matched' "run_${tag}_$device.err" | sed 's/^.*matched/matched/')"
+      echo "$count reads, $options --device $device (round $round): $took s end to end; $(grep -h 'matched' "run_${tag}_$device.err" | sed 's/^.*matched/matched/')"
       grep -h '%' "run_${tag}_$device.err" | sed 's/^[^ ]* [^ ]* */    /' || true
       if [ -z "${best[$device]:-}" ] || awk -v a="$took" -v b="${best[$device]}" 'BEGIN { exit !(a < b) }'; then best[$device]=$took; fi
     done
@@ -49,4 +54,5 @@ for options in "${option_sets[@]}"; do
     done
   fi
   unset best
+  rm -f out_"$tag"_*.txt
 done

@@ -8,7 +8,7 @@
 # PROTEIN_COPIES (34000: 1e12 cells) and ROUNDS (3) size the end-to-end runs. parasail (the test oracle) and the
 # xxHash header are taken from .deps/*.deb when present, since the GPU machine has no package
 # registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
-# libparasail8 libxxhash-dev)` where apt works, and carry .deps.
+# libparasail8 libxxhash-dev libdivsufsort-dev libdivsufsort3)` where apt works, and carry .deps.
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
