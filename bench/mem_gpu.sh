@@ -37,7 +37,7 @@ for set in "${option_sets[@]}"; do
         { cat "run_${tag}_$device.err"; exit 1; }
       took=$(seconds "$start")
       echo "$count reads, $options --device $device (round $round): $took s end to end; $(grep -h 'matched' "run_${tag}_$device.err" | sed 's/^.*matched/matched/')"
-      grep -h '%' "run_${tag}_$device.err" | sed 's/^[^ ]* [^ ]* */    /' || true
+      grep -hE '%|calling thread' "run_${tag}_$device.err" | sed 's/^[^ ]* [^ ]* */    /' || true
       if [ -z "${best[$device]:-}" ] || awk -v a="$took" -v b="${best[$device]}" 'BEGIN { exit !(a < b) }'; then best[$device]=$took; fi
     done
   done

@@ -175,43 +175,63 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
   for (const auto& piece : found) totals.matches += piece.matches.size();
 }
 
-// One query file in batches: the next batch is read while one is matched, and a batch's text is
-// written while the next is matched, so memory holds about three batches however long the file.
+// A batch on its way through: its records, strands, and matches once found.
+struct BatchInFlight {
+  RecordBatch records;
+  BatchStrands strands;
+  std::vector<kernels::StrandMatches> found;
+};
+
+// One query file in batches, three steps overlapping: while the devices match one batch, the
+// next is read and the one before is formatted and written. Memory holds about four batches
+// however long the file.
 void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options,
                       const index::ReferenceText& ref, const SectionStyle& style, AtomicOutput& out,
                       QueryTotals& totals) {
   constexpr std::size_t kBatchLetters = std::size_t{64} << 20;
   RecordBatchReader reader(path, options.threads);
-  RecordBatch batch, next;
-  BatchStrands strands;
+  BatchInFlight flight[2];
+  RecordBatch next;
   std::vector<std::string> texts[2];  // one batch's formatted while the other's is written
   std::future<void> writing;
-  int turn = 0;
-  // Seconds of each step on the calling thread (reading and writing overlap the others; their
-  // entries are the waits for them).
+  // Seconds the calling thread spent on each step or waiting for it.
   double read = 0, strand = 0, match = 0, format = 0, write = 0;
   Stopwatch clock;
-  bool more = reader.next(batch, kBatchLetters);
-  for (read += clock.lap(); more; std::swap(batch, next), turn ^= 1) {
-    auto ahead = std::async(std::launch::async, [&] { return reader.next(next, kBatchLetters); });
-    make_strands(batch, options.strands, options.threads, strands);
-    strand += clock.lap();
-    const auto found = matcher.match(strands, batch.size());
-    match += clock.lap();
-    format_batch(batch, strands, found, options, ref, style, texts[turn], totals);
-    format += clock.lap();
-    if (writing.valid()) writing.get();
-    write += clock.lap();
-    writing = std::async(std::launch::async, [&out, &written = texts[turn]] {
-      for (const std::string& text : written) out.write(text);
-    });
-    more = ahead.get();
-    read += clock.lap();
+  bool more = reader.next(flight[0].records, kBatchLetters), pending = false;
+  read += clock.lap();
+  for (int now = 0; more || pending; now ^= 1) {
+    BatchInFlight &current = flight[now], &previous = flight[now ^ 1];
+    std::future<bool> ahead;
+    std::future<std::vector<kernels::StrandMatches>> matching;
+    if (more) {
+      ahead = std::async(std::launch::async, [&] { return reader.next(next, kBatchLetters); });
+      make_strands(current.records, options.strands, options.threads, current.strands);
+      strand += clock.lap();
+      matching = std::async(std::launch::async, [&] { return matcher.match(current.strands, current.records.size()); });
+    }
+    if (pending) {
+      format_batch(previous.records, previous.strands, previous.found, options, ref, style, texts[now], totals);
+      format += clock.lap();
+      if (writing.valid()) writing.get();
+      write += clock.lap();
+      writing = std::async(std::launch::async, [&out, &written = texts[now]] {
+        for (const std::string& text : written) out.write(text);
+      });
+    }
+    pending = more;
+    if (more) {
+      current.found = matching.get();
+      match += clock.lap();
+      more = ahead.get();
+      read += clock.lap();
+      std::swap(next, previous.records);
+    }
   }
   if (writing.valid()) writing.get();
   write += clock.lap();
-  log_info("{}: read {:.2f} s ({}), strands {:.2f} s, matching {:.2f} s, output {:.2f} s, writing {:.2f} s", path,
-           read, reader.parallel() ? "in parallel" : "streamed", strand, match, format, write);
+  log_info("{}: on the calling thread, reading {:.2f} s ({}), strands {:.2f} s, matching {:.2f} s, output {:.2f} s, "
+           "writing {:.2f} s (waits for the steps that overlap)",
+           path, read, reader.parallel() ? "in parallel" : "streamed", strand, match, format, write);
 }
 
 // Why the GPUs cannot hold the index ("" when they can).

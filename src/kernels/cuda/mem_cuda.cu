@@ -12,6 +12,7 @@
 // The work is memory-latency bound (every seed is a few dependent random reads of the index), so
 // throughput comes from many threads in flight; slices of a take alternate between two streams so
 // that the host packs one slice's results while the GPU works on the next.
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -32,7 +33,6 @@ constexpr unsigned kMostOccurrencesToExtend = 64;  // as the CPU finder
 constexpr unsigned kThreadsPerBlock = 128;
 constexpr std::size_t kItemsPerSlice = std::size_t{1} << 19;
 constexpr std::size_t kLettersPerSlice = std::size_t{1} << 27;
-constexpr unsigned kOverflow = ~0u;
 
 struct Item {
   unsigned strand;      // within the slice
@@ -60,10 +60,11 @@ struct SliceView {
   const unsigned long long* starts;
   const Item* items;
   unsigned item_count;
-  MemMatch* slots;   // kMatchesPerItem per item
-  MemMatch* packed;  // every item's matches, back to back
-  uint2* placed;     // per item: (first in packed, count), count kOverflow when it had too many
-  unsigned* total;
+  MemMatch* slots;                // kMatchesPerItem per item
+  unsigned char* overflowed;      // per item: more matches than a slot holds
+  unsigned long long* counts;     // per item
+  unsigned long long* offsets;    // per item: exclusive prefix sum of the counts
+  MemMatch* packed;               // every item's matches, in item order
 };
 
 __device__ __forceinline__ int base_code(unsigned char c) {
@@ -78,12 +79,18 @@ __device__ __forceinline__ int base_code(unsigned char c) {
 
 class ItemFinder {
  public:
+  // Keeps the first `capacity` matches in `out` (none when it is null: counting only).
   __device__ ItemFinder(const DeviceIndex& ix, const DeviceParams& p, const unsigned char* query, unsigned length,
-                        MemMatch* out)
-      : ix_(ix), p_(p), q_(query), qlen_(length), out_(out) {}
+                        MemMatch* out, unsigned long long capacity)
+      : ix_(ix), p_(p), q_(query), qlen_(length), out_(out), capacity_(capacity) {}
 
-  __device__ unsigned count() const { return count_; }
-  __device__ bool full() const { return count_ > kMatchesPerItem; }
+  __device__ unsigned long long count() const { return count_; }
+  __device__ bool full() const { return count_ > capacity_; }
+
+  // Every seed of `item`, until the matches overflow the capacity.
+  __device__ void seeds(const Item& item) {
+    for (unsigned j = item.first_seed; j < item.first_seed + item.seeds && !full(); ++j) seed(j * p_.seed_step);
+  }
 
   __device__ void seed(unsigned pos) {
     const unsigned k = p_.seed_length;
@@ -124,7 +131,7 @@ class ItemFinder {
 
   // Sorts the matches by (query position, reference position, length); with `mum`, drops those
   // -mum's rule drops (a match whose reference interval lies inside or equals another's, and a
-  // one-letter match at the first reference letter), as keep_mums does.
+  // one-letter match at the first reference letter), as keep_mums does. At most kMatchesPerItem.
   __device__ void finish(bool mum) {
     for (unsigned i = 1; i < count_; ++i) {
       const MemMatch m = out_[i];
@@ -147,6 +154,26 @@ class ItemFinder {
     count_ = kept;
   }
 
+  // Sorts any number of matches in place (heapsort: no extra memory, n log n).
+  __device__ void sort_many() {
+    const auto sift = [&](unsigned long long root, unsigned long long end) {
+      for (unsigned long long child; (child = 2 * root + 1) < end; root = child) {
+        if (child + 1 < end && before(out_[child], out_[child + 1])) ++child;
+        if (!before(out_[root], out_[child])) return;
+        const MemMatch t = out_[root];
+        out_[root] = out_[child];
+        out_[child] = t;
+      }
+    };
+    for (unsigned long long i = count_ / 2; i-- > 0;) sift(i, count_);
+    for (unsigned long long end = count_; end-- > 1;) {
+      const MemMatch t = out_[0];
+      out_[0] = out_[end];
+      out_[end] = t;
+      sift(0, end);
+    }
+  }
+
  private:
   __device__ static bool before(const MemMatch& a, const MemMatch& b) {
     if (a.query_pos != b.query_pos) return a.query_pos < b.query_pos;
@@ -155,7 +182,7 @@ class ItemFinder {
   }
 
   __device__ void emit(unsigned long long ref_pos, unsigned query_pos, unsigned length) {
-    if (count_ < kMatchesPerItem) {
+    if (out_ && count_ < capacity_) {
       out_[count_].ref_pos = ref_pos;
       out_[count_].query_pos = query_pos;
       out_[count_].length = length;
@@ -254,50 +281,84 @@ class ItemFinder {
   const unsigned char* q_;
   unsigned qlen_;
   MemMatch* out_;
-  unsigned count_ = 0;
+  unsigned long long capacity_;
+  unsigned long long count_ = 0;
 };
 
+__device__ __forceinline__ const unsigned char* strand_of(const SliceView& s, const Item& item, unsigned& length) {
+  const unsigned long long start = s.starts[item.strand];
+  length = static_cast<unsigned>(s.starts[item.strand + 1] - start);
+  return s.letters + start;
+}
+
+// Pass 1: each item's matches into its slot, sorted (and -mum's rule applied when the item is its
+// whole strand); an item with more than a slot holds is marked.
 __global__ void __launch_bounds__(kThreadsPerBlock) find_item_matches(DeviceIndex ix, DeviceParams p, SliceView s) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= s.item_count) return;
   const Item item = s.items[i];
-  const unsigned long long start = s.starts[item.strand];
-  const unsigned length = static_cast<unsigned>(s.starts[item.strand + 1] - start);
-  MemMatch* slot = s.slots + static_cast<std::size_t>(i) * kMatchesPerItem;
-  ItemFinder finder(ix, p, s.letters + start, length, slot);
-  for (unsigned j = item.first_seed; j < item.first_seed + item.seeds && !finder.full(); ++j)
-    finder.seed(j * p.seed_step);
-  if (finder.full()) {
-    s.placed[i] = make_uint2(0, kOverflow);
+  unsigned length;
+  const unsigned char* strand = strand_of(s, item, length);
+  ItemFinder finder(ix, p, strand, length, s.slots + static_cast<std::size_t>(i) * kMatchesPerItem, kMatchesPerItem);
+  finder.seeds(item);
+  s.overflowed[i] = finder.full();
+  if (finder.full()) return;
+  finder.finish(item.whole && p.kind == static_cast<int>(MemKind::mum));
+  s.counts[i] = finder.count();
+}
+
+// Pass 2: the match count of every marked item.
+__global__ void __launch_bounds__(kThreadsPerBlock) count_overflowed(DeviceIndex ix, DeviceParams p, SliceView s) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= s.item_count || !s.overflowed[i]) return;
+  const Item item = s.items[i];
+  unsigned length;
+  const unsigned char* strand = strand_of(s, item, length);
+  ItemFinder finder(ix, p, strand, length, nullptr, ~0ull);
+  finder.seeds(item);
+  s.counts[i] = finder.count();
+}
+
+// Pass 3 (after a scan of the counts): every item's matches at its place in `packed`, in item
+// order: copied from the slot, or found again and sorted there. -mum's rule for a marked item is
+// left to the host.
+__global__ void __launch_bounds__(kThreadsPerBlock) pack_matches(DeviceIndex ix, DeviceParams p, SliceView s) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= s.item_count) return;
+  MemMatch* to = s.packed + s.offsets[i];
+  if (!s.overflowed[i]) {
+    const MemMatch* slot = s.slots + static_cast<std::size_t>(i) * kMatchesPerItem;
+    for (unsigned long long m = 0; m < s.counts[i]; ++m) to[m] = slot[m];
     return;
   }
-  finder.finish(item.whole && p.kind == static_cast<int>(MemKind::mum));
-  const unsigned n = finder.count();
-  const unsigned first = n ? atomicAdd(s.total, n) : 0;
-  for (unsigned m = 0; m < n; ++m) s.packed[first + m] = slot[m];
-  s.placed[i] = make_uint2(first, n);
+  const Item item = s.items[i];
+  unsigned length;
+  const unsigned char* strand = strand_of(s, item, length);
+  ItemFinder finder(ix, p, strand, length, to, s.counts[i]);
+  finder.seeds(item);
+  finder.sort_many();
 }
 
 // A slice of a take: strands [first, end), their items, and the buffers one stream uses for it.
 struct SliceBuffers {
   Stream stream;
-  Event done;
-  PinnedBuffer<unsigned char> letters;
-  PinnedBuffer<unsigned long long> starts;
+  Event counted, done, kernel_start, kernel_stop;
+  PinnedBuffer<unsigned char> letters, overflowed;
+  PinnedBuffer<unsigned long long> starts, counts, total;
   PinnedBuffer<Item> items;
-  PinnedBuffer<uint2> placed;
-  PinnedBuffer<unsigned> total;
   PinnedBuffer<MemMatch> packed;
-  DeviceBuffer<unsigned char> d_letters;
-  DeviceBuffer<unsigned long long> d_starts;
+  DeviceBuffer<unsigned char> d_letters, d_overflowed, d_scan_space;
+  DeviceBuffer<unsigned long long> d_starts, d_counts, d_offsets;
   DeviceBuffer<Item> d_items;
   DeviceBuffer<MemMatch> d_slots, d_packed;
-  DeviceBuffer<uint2> d_placed;
-  DeviceBuffer<unsigned> d_total;
   std::size_t first = 0, end = 0, item_count = 0;
-  float kernel_ms = 0;
-  Event kernel_start, kernel_stop;
   bool busy = false;
+
+  SliceView view() {
+    return {d_letters.ptr, d_starts.ptr, d_items.ptr, static_cast<unsigned>(item_count), d_slots.ptr,
+            d_overflowed.ptr, d_counts.ptr, d_offsets.ptr, d_packed.ptr};
+  }
+  unsigned blocks() const { return static_cast<unsigned>((item_count + kThreadsPerBlock - 1) / kThreadsPerBlock); }
 };
 
 class MemGpuKernel final : public MemKernel {
@@ -327,10 +388,10 @@ class MemGpuKernel final : public MemKernel {
     // Slices alternate between the two buffer sets; results are collected in launch order.
     for (int turn = 0; next < end || slices_[0].busy || slices_[1].busy; turn ^= 1) {
       SliceBuffers& s = slices_[turn];
-      if (s.busy) collect(s, strands, out);
+      if (s.busy) collect(s, out);
       if (next < end && strands.starts[next + 1] - strands.starts[next] > kLettersPerSlice) {
         // A strand too long for a slice is found on the CPU, after the strands before it.
-        if (slices_[turn ^ 1].busy) collect(slices_[turn ^ 1], strands, out);
+        if (slices_[turn ^ 1].busy) collect(slices_[turn ^ 1], out);
         find_on_cpu(finder_, strands, next++, 1, out);
         continue;
       }
@@ -339,8 +400,8 @@ class MemGpuKernel final : public MemKernel {
   }
 
  private:
-  // Fills `s` with strands from `next` on (up to a slice's items and letters) and starts its work;
-  // returns the first strand it did not take.
+  // Fills `s` with strands from `next` on (up to a slice's items and letters) and starts the
+  // passes that count their matches; returns the first strand it did not take.
   std::size_t launch(SliceBuffers& s, const StrandSet& strands, std::size_t next, std::size_t end) {
     const unsigned k = p_.seed_length, step = p_.seed_step;
     s.first = next;
@@ -367,72 +428,107 @@ class MemGpuKernel final : public MemKernel {
     s.starts.ptr[strand_count] = letters;
     s.letters.reserve(kLettersPerSlice);
     std::copy_n(reinterpret_cast<const unsigned char*>(strands.letters.data()) + base, letters, s.letters.ptr);
-    s.d_letters.reserve(kLettersPerSlice);
-    s.d_starts.reserve(kItemsPerSlice + 1);
-    s.d_items.reserve(kItemsPerSlice);
-    s.d_slots.reserve(kItemsPerSlice * kMatchesPerItem);
-    s.d_packed.reserve(kItemsPerSlice * kMatchesPerItem);
-    s.d_placed.reserve(kItemsPerSlice);
-    s.placed.reserve(kItemsPerSlice);
-    s.d_total.reserve(1);
-    s.total.reserve(1);
+    reserve_device(s);
     check(cudaMemcpyAsync(s.d_letters.ptr, s.letters.ptr, letters, cudaMemcpyHostToDevice, s.stream), "upload");
     check(cudaMemcpyAsync(s.d_starts.ptr, s.starts.ptr, (strand_count + 1) * sizeof(unsigned long long),
                           cudaMemcpyHostToDevice, s.stream), "upload");
     check(cudaMemcpyAsync(s.d_items.ptr, s.items.ptr, items * sizeof(Item), cudaMemcpyHostToDevice, s.stream), "upload");
-    check(cudaMemsetAsync(s.d_total.ptr, 0, sizeof(unsigned), s.stream), "cudaMemset");
     check(cudaEventRecord(s.kernel_start, s.stream), "cudaEventRecord");
     if (items > 0) {
-      const SliceView view{s.d_letters.ptr, s.d_starts.ptr, s.d_items.ptr, static_cast<unsigned>(items),
-                           s.d_slots.ptr,   s.d_packed.ptr, s.d_placed.ptr, s.d_total.ptr};
-      const auto blocks = static_cast<unsigned>((items + kThreadsPerBlock - 1) / kThreadsPerBlock);
-      find_item_matches<<<blocks, kThreadsPerBlock, 0, s.stream>>>(ix_, p_, view);
+      find_item_matches<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view());
+      count_overflowed<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view());
       check(cudaGetLastError(), "kernel launch");
+      std::size_t space = s.d_scan_space.size;
+      check(cub::DeviceScan::ExclusiveSum(s.d_scan_space.ptr, space, s.d_counts.ptr, s.d_offsets.ptr,
+                                          static_cast<int>(items), s.stream), "scan");
+      // The total: the last offset plus the last count.
+      check(cudaMemcpyAsync(s.total.ptr, s.d_offsets.ptr + items - 1, sizeof(unsigned long long),
+                            cudaMemcpyDeviceToHost, s.stream), "download");
+      check(cudaMemcpyAsync(s.total.ptr + 1, s.d_counts.ptr + items - 1, sizeof(unsigned long long),
+                            cudaMemcpyDeviceToHost, s.stream), "download");
     }
-    check(cudaEventRecord(s.kernel_stop, s.stream), "cudaEventRecord");
-    check(cudaMemcpyAsync(s.placed.ptr, s.d_placed.ptr, items * sizeof(uint2), cudaMemcpyDeviceToHost, s.stream),
-          "download");
-    check(cudaMemcpyAsync(s.total.ptr, s.d_total.ptr, sizeof(unsigned), cudaMemcpyDeviceToHost, s.stream), "download");
-    check(cudaEventRecord(s.done, s.stream), "cudaEventRecord");
+    check(cudaEventRecord(s.counted, s.stream), "cudaEventRecord");
     s.busy = true;
     return next;
   }
 
-  // Waits for `s`, downloads its packed matches and appends its strands' matches to `out`.
-  void collect(SliceBuffers& s, const StrandSet& strands, StrandMatches& out) {
-    check(cudaEventSynchronize(s.done), "kernel");
-    s.busy = false;
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, s.kernel_start, s.kernel_stop), "cudaEventElapsedTime");
-    kernel_seconds_ += ms / 1000.0;
-    const unsigned total = *s.total.ptr;
-    s.packed.reserve(total);
-    check(cudaMemcpyAsync(s.packed.ptr, s.d_packed.ptr, total * sizeof(MemMatch), cudaMemcpyDeviceToHost, s.stream),
-          "download");
-    check(cudaStreamSynchronize(s.stream), "download");
-    std::size_t item = 0;
-    for (std::size_t strand = s.first; strand < s.end; ++strand) {
-      const std::size_t start = out.matches.size();
-      bool overflow = false;
-      std::size_t pieces = 0;
-      for (; item < s.item_count && s.items.ptr[item].strand == strand - s.first; ++item, ++pieces) {
-        const uint2 placed = s.placed.ptr[item];
-        if (placed.y == kOverflow) overflow = true;
-        else if (!overflow) out.matches.insert(out.matches.end(), s.packed.ptr + placed.x, s.packed.ptr + placed.x + placed.y);
-      }
-      if (overflow) {
-        out.matches.resize(start);
-        find_on_cpu(finder_, strands, strand, 1, out);
-        continue;
-      }
-      if (pieces > 1 && params_.kind == MemKind::mum) {
-        std::vector<MemMatch> whole(out.matches.begin() + static_cast<std::ptrdiff_t>(start), out.matches.end());
-        out.matches.resize(start);
-        append_strand(whole, params_.kind, out);
-        continue;
-      }
-      out.offsets.push_back(out.matches.size());
+  void reserve_device(SliceBuffers& s) {
+    s.d_letters.reserve(kLettersPerSlice);
+    s.d_starts.reserve(kItemsPerSlice + 1);
+    s.d_items.reserve(kItemsPerSlice);
+    s.d_slots.reserve(kItemsPerSlice * kMatchesPerItem);
+    s.d_overflowed.reserve(kItemsPerSlice);
+    s.d_counts.reserve(kItemsPerSlice);
+    s.d_offsets.reserve(kItemsPerSlice);
+    s.overflowed.reserve(kItemsPerSlice);
+    s.counts.reserve(kItemsPerSlice);
+    s.total.reserve(2);
+    if (s.d_scan_space.size == 0) {
+      std::size_t space = 0;
+      check(cub::DeviceScan::ExclusiveSum(nullptr, space, s.d_counts.ptr, s.d_offsets.ptr,
+                                          static_cast<int>(kItemsPerSlice), s.stream), "scan");
+      s.d_scan_space.reserve(space);
     }
+  }
+
+  // Places every item's matches once their total is known, downloads them and appends the
+  // slice's strands to `out`.
+  void collect(SliceBuffers& s, StrandMatches& out) {
+    check(cudaEventSynchronize(s.counted), "kernel");
+    s.busy = false;
+    const std::size_t total = s.item_count ? s.total.ptr[0] + s.total.ptr[1] : 0;
+    if (s.item_count > 0) {
+      s.d_packed.reserve(total);
+      s.packed.reserve(total);
+      pack_matches<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view());
+      check(cudaGetLastError(), "kernel launch");
+      check(cudaEventRecord(s.kernel_stop, s.stream), "cudaEventRecord");
+      check(cudaMemcpyAsync(s.counts.ptr, s.d_counts.ptr, s.item_count * sizeof(unsigned long long),
+                            cudaMemcpyDeviceToHost, s.stream), "download");
+      check(cudaMemcpyAsync(s.overflowed.ptr, s.d_overflowed.ptr, s.item_count, cudaMemcpyDeviceToHost, s.stream),
+            "download");
+      check(cudaMemcpyAsync(s.packed.ptr, s.d_packed.ptr, total * sizeof(MemMatch), cudaMemcpyDeviceToHost, s.stream),
+            "download");
+      check(cudaStreamSynchronize(s.stream), "kernel");
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, s.kernel_start, s.kernel_stop), "cudaEventElapsedTime");
+      kernel_seconds_ += ms / 1000.0;
+    }
+    const std::size_t base = out.matches.size();
+    out.matches.resize(base + total);
+    std::copy_n(s.packed.ptr, total, out.matches.data() + base);
+    // Offsets per strand from the item counts; a strand -mum's rule was not applied to on the GPU
+    // (several items, or a marked one) gets it here.
+    bool host_mum = false;
+    std::size_t item = 0, end_of_strand = base;
+    for (std::size_t strand = 0; strand < s.end - s.first; ++strand) {
+      std::size_t pieces = 0;
+      bool marked = false;
+      for (; item < s.item_count && s.items.ptr[item].strand == strand; ++item, ++pieces) {
+        end_of_strand += s.counts.ptr[item];
+        marked = marked || s.overflowed.ptr[item];
+      }
+      host_mum = host_mum || (params_.kind == MemKind::mum && (pieces > 1 || marked));
+      out.offsets.push_back(end_of_strand);
+    }
+    if (host_mum) apply_mum_rule(out, out.offsets.size() - 1 - (s.end - s.first));
+  }
+
+  // -mum's rule over every strand of `out` from index `from` on (each already sorted; the rule
+  // is idempotent, so strands the GPU handled keep their matches).
+  void apply_mum_rule(StrandMatches& out, std::size_t from) const {
+    std::vector<MemMatch> strand;
+    std::size_t write = out.offsets[from];
+    for (std::size_t i = from; i < out.count(); ++i) {
+      strand.assign(out.matches.begin() + static_cast<std::ptrdiff_t>(out.offsets[i]),
+                    out.matches.begin() + static_cast<std::ptrdiff_t>(out.offsets[i + 1]));
+      keep_mums(strand);
+      out.offsets[i] = write;
+      std::copy(strand.begin(), strand.end(), out.matches.begin() + static_cast<std::ptrdiff_t>(write));
+      write += strand.size();
+    }
+    out.offsets.back() = write;
+    out.matches.resize(write);
   }
 
   int device_;
