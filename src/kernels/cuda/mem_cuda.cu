@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "engine/devices.hpp"
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/mem_cuda.hpp"
@@ -427,7 +428,13 @@ class MemGpuKernel final : public MemKernel {
     const std::size_t strand_count = s.end - s.first, letters = strands.starts[s.end] - base;
     s.starts.ptr[strand_count] = letters;
     s.letters.reserve(kLettersPerSlice);
-    std::copy_n(reinterpret_cast<const unsigned char*>(strands.letters.data()) + base, letters, s.letters.ptr);
+    // Into pinned memory on a few threads: one thread's copy would hold the GPU up.
+    constexpr std::size_t kCopyThreads = 4;
+    parallel_for(kCopyThreads, kCopyThreads, [&](std::size_t part, unsigned) {
+      const std::size_t from = letters * part / kCopyThreads, to = letters * (part + 1) / kCopyThreads;
+      std::copy(strands.letters.begin() + static_cast<std::ptrdiff_t>(base + from),
+                strands.letters.begin() + static_cast<std::ptrdiff_t>(base + to), s.letters.ptr + from);
+    });
     reserve_device(s);
     check(cudaMemcpyAsync(s.d_letters.ptr, s.letters.ptr, letters, cudaMemcpyHostToDevice, s.stream), "upload");
     check(cudaMemcpyAsync(s.d_starts.ptr, s.starts.ptr, (strand_count + 1) * sizeof(unsigned long long),
