@@ -16,39 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "synthetic.hpp"
+
 namespace {
-
-class Random {
- public:
-  explicit Random(std::uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 1) {}
-  std::uint64_t next() {  // xorshift64*
-    state_ ^= state_ >> 12;
-    state_ ^= state_ << 25;
-    state_ ^= state_ >> 27;
-    return state_ * 0x2545F4914F6CDD1Dull;
-  }
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
-  std::size_t between(std::size_t lo, std::size_t hi) { return lo + below(hi - lo + 1); }
-  double unit() { return static_cast<double>(next() >> 11) / 9007199254740992.0; }
-
- private:
-  std::uint64_t state_;
-};
 
 char random_base(Random& rng, double gc) {
   const double u = rng.unit();
   if (u < gc) return u < gc / 2 ? 'C' : 'G';
   return u < gc + (1 - gc) / 2 ? 'A' : 'T';
-}
-
-char complement(char c) {
-  switch (c) {
-    case 'A': return 'T';
-    case 'C': return 'G';
-    case 'G': return 'C';
-    case 'T': return 'A';
-    default: return c;
-  }
 }
 
 // Appends `source` with a fraction `divergence` of its letters changed (substitutions and small

@@ -12,23 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "synthetic.hpp"
+
 namespace {
-
-class Random {
- public:
-  explicit Random(std::uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 7) {}
-  std::uint64_t next() {  // xorshift64*
-    state_ ^= state_ >> 12;
-    state_ ^= state_ << 25;
-    state_ ^= state_ >> 27;
-    return state_ * 0x2545F4914F6CDD1Dull;
-  }
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
-  double unit() { return static_cast<double>(next() >> 11) / 9007199254740992.0; }
-
- private:
-  std::uint64_t state_;
-};
 
 struct Sequence {
   std::string name, letters;
@@ -47,16 +33,6 @@ std::vector<Sequence> read_fasta(const char* path) {
     else if (!genome.empty()) genome.back().letters += line;
   }
   return genome;
-}
-
-char complement(char c) {
-  switch (c) {
-    case 'A': return 'T';
-    case 'C': return 'G';
-    case 'G': return 'C';
-    case 'T': return 'A';
-    default: return 'N';
-  }
 }
 
 // One read from `window` (LENGTH letters plus slack for deletions), with errors.

@@ -68,15 +68,7 @@ struct SliceView {
   MemMatch* packed;               // every item's matches, in item order
 };
 
-__device__ __forceinline__ int base_code(unsigned char c) {
-  switch (c) {
-    case 'a': return 0;
-    case 'c': return 1;
-    case 'g': return 2;
-    case 't': return 3;
-    default: return -1;
-  }
-}
+__device__ __forceinline__ int base_code(unsigned char c) { return index::base_code(static_cast<char>(c)); }
 
 class ItemFinder {
  public:
