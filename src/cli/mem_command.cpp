@@ -60,9 +60,7 @@ void add_mem_command(CLI::App& app, Action& action) {
   cmd->add_flag("-L", options->show_lengths, "Query lengths on the header lines");
   cmd->add_option("-o,--out", options->out, "Output file ('-' = stdout)")->capture_default_str();
   cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
-  cmd->add_option("--device", *device,
-                  "Matching devices: auto (every usable GPU plus the CPU cores), cpu, gpu (GPUs only), all")
-      ->capture_default_str();
+  add_device_option(*cmd, *device);
 
   auto* index = cmd->add_subcommand("index", "Build the index of a FASTA reference once, for later runs");
   auto index_input = std::make_shared<std::string>(), index_output = std::make_shared<std::string>();

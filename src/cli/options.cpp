@@ -17,4 +17,10 @@ unsigned worker_threads(unsigned requested, std::string_view flag) {
   return cap;
 }
 
+void add_device_option(CLI::App& cmd, std::string& device) {
+  cmd.add_option("--device", device, "Devices: auto (every usable GPU plus the CPU cores), cpu, gpu (GPUs only), all")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu", "all"}))
+      ->capture_default_str();
+}
+
 }  // namespace hyalign::cli

@@ -1,6 +1,9 @@
 #pragma once
 // Option checks shared by the subcommands.
+#include <string>
 #include <string_view>
+
+#include <CLI/CLI.hpp>
 
 namespace hyalign::cli {
 
@@ -9,5 +12,9 @@ namespace hyalign::cli {
 // refuse them long before the ask reached a six-digit count).
 inline constexpr unsigned kMaxThreadsPerCore = 4;
 unsigned worker_threads(unsigned requested, std::string_view flag);
+
+// --device, the same on every command: which processors do the work ("auto" by default; the
+// command's callback reads it with engine::parse_device_choice).
+void add_device_option(CLI::App& cmd, std::string& device);
 
 }  // namespace hyalign::cli

@@ -70,9 +70,7 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
   cmd->add_option("--kernel", *kernel, "CPU scoring kernel: auto, scalar, avx2, avx512")
       ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}))
       ->capture_default_str();
-  cmd->add_option("--device", *device, "Scoring devices: auto (every GPU + CPU), cpu, gpu, all")
-      ->check(CLI::IsMember({"auto", "cpu", "gpu", "all"}))
-      ->capture_default_str();
+  add_device_option(*cmd, *device);
   cmd->add_flag("-f,--force", options->force, "Overwrite the files of an existing run name");
   cmd->add_option("-o,--out", options->out, "Write the alignment here ('-' = stdout) instead of PaPaRa's files");
 
