@@ -39,7 +39,9 @@ std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned thread
   threads = std::max(1u, threads);
   if (choice != DeviceChoice::gpu || gpus.empty()) {
     const auto gpu_cores = static_cast<unsigned>(gpus.size());
-    groups.push_back({std::string(cpu_name), threads > gpu_cores ? threads - gpu_cores : 1, 1});
+    unsigned workers = threads > gpu_cores ? threads - gpu_cores : 1;
+    if (!gpus.empty()) workers = std::max(1u, static_cast<unsigned>(workers * shape.cpu_share_beside_gpus));
+    groups.push_back({std::string(cpu_name), workers, 1});
   }
   for (std::size_t g = 0; g < gpus.size(); ++g) {
     std::size_t take = std::max<std::size_t>(1, shape.max_tiles_per_gpu_take);

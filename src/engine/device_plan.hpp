@@ -18,6 +18,9 @@ struct WorkShape {
   // Device memory one tile's results take on a GPU (0: the kernel keeps its memory bounded itself).
   // A GPU takes at most what fits in half of its free memory.
   std::size_t gpu_bytes_per_tile = 0;
+  // Share of the CPU cores that do the work beside GPUs, for a tool whose other steps (reading,
+  // output, a GPU's host side) need the rest; 1: every core not feeding a GPU.
+  double cpu_share_beside_gpus = 1.0;
 };
 
 // The GPUs to score on for `choice`: none when there is no usable GPU or `unsupported_reason` is

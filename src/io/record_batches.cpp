@@ -19,33 +19,6 @@
 
 namespace hyalign {
 
-void RecordBatch::clear() {
-  names.clear();
-  letters.clear();
-  name_starts.assign(1, 0);
-  letter_starts.assign(1, 0);
-  id_lengths.clear();
-}
-
-void RecordBatch::add(std::string_view name, std::size_t id_length, std::string_view sequence) {
-  names.append(name);
-  letters.append(sequence);
-  name_starts.push_back(names.size());
-  letter_starts.push_back(letters.size());
-  id_lengths.push_back(static_cast<std::uint32_t>(id_length));
-}
-
-void RecordBatch::append(const RecordBatch& other) {
-  const std::uint64_t name_base = names.size(), letter_base = letters.size();
-  names.append(other.names);
-  letters.append(other.letters);
-  for (std::size_t i = 1; i < other.name_starts.size(); ++i) {
-    name_starts.push_back(name_base + other.name_starts[i]);
-    letter_starts.push_back(letter_base + other.letter_starts[i]);
-  }
-  id_lengths.insert(id_lengths.end(), other.id_lengths.begin(), other.id_lengths.end());
-}
-
 namespace {
 
 // What a byte is inside a sequence line: kept, skipped (whitespace) or refused (control bytes, as
@@ -112,7 +85,7 @@ class MappedFile {
 };
 
 // Appends the letters of one sequence line, without whitespace; refuses control bytes.
-void append_letters(const MappedFile& file, std::size_t from, std::size_t to, std::string& letters) {
+void append_letters(const MappedFile& file, std::size_t from, std::size_t to, std::vector<char>& letters) {
   const std::string_view text = file.text();
   const std::size_t old = letters.size();
   // Most lines hold printable letters only: one pass that vectorizes, then a copy.
@@ -120,7 +93,8 @@ void append_letters(const MappedFile& file, std::size_t from, std::size_t to, st
   for (std::size_t i = from; i < to; ++i)
     printable &= static_cast<unsigned char>(static_cast<unsigned char>(text[i]) - 0x21) < 0x5e;
   if (printable) {
-    letters.append(text.substr(from, to - from));
+    letters.insert(letters.end(), text.begin() + static_cast<std::ptrdiff_t>(from),
+                   text.begin() + static_cast<std::ptrdiff_t>(to));
     return;
   }
   letters.resize(old + (to - from));
@@ -153,22 +127,22 @@ void parse_fasta_piece(const MappedFile& file, std::size_t from, std::size_t to,
           bad != line.end())
         file.fail(p + static_cast<std::size_t>(bad - line.begin()),
                   fmt::format("binary data (byte 0x{:02x}); not a text file?", static_cast<unsigned char>(*bad)), true);
-      if (in_record) out.letter_starts.push_back(out.letters.size());
+      if (in_record) out.offsets.push_back(out.residues.size());
       const std::string name = normalize_sequence_name(t.substr(1));
       if (name.empty()) file.fail(p, "empty sequence name", true);
       out.names.append(name);
-      out.name_starts.push_back(out.names.size());
+      out.name_offsets.push_back(out.names.size());
       out.id_lengths.push_back(
           static_cast<std::uint32_t>(std::min(name.size(), text::trim(t.substr(1)).find_first_of(" \t\r\n\v\f"))));
       in_record = true;
     } else if (in_record) {
-      append_letters(file, p, end, out.letters);
+      append_letters(file, p, end, out.residues);
     } else if (!t.empty()) {
       file.fail(p, "expected '>' starting a FASTA record", true);
     }
     p = end + 1;
   }
-  if (in_record) out.letter_starts.push_back(out.letters.size());
+  if (in_record) out.offsets.push_back(out.residues.size());
 }
 
 }  // namespace
@@ -178,6 +152,7 @@ struct RecordBatchReader::Mapped {
   MappedFile file;
   unsigned threads;
   std::size_t next = 0;  // where the next batch starts
+  std::size_t records_read = 0;
   std::vector<RecordBatch> pieces;
 
   // A mapped plain FASTA file: its first non-blank byte (after a byte-order mark) is '>'.
@@ -203,32 +178,35 @@ struct RecordBatchReader::Mapped {
     pieces.resize(parts);
     parallel_for(parts, threads, [&](std::size_t i, unsigned) { parse_fasta_piece(file, bounds[i], bounds[i + 1], pieces[i]); });
     next = end;
-    join(batch);
+    join(batch, records_read);
+    records_read += batch.size();
     return batch.size() > 0 || read(batch, letters);
   }
 
-  // The pieces, in order, as one batch (copied in parallel).
-  void join(RecordBatch& batch) {
+  // The pieces, in order, as one batch (copied in parallel); `first_id` numbers its records.
+  void join(RecordBatch& batch, std::size_t first_id) {
     std::vector<std::size_t> records{0}, names{0}, letters{0};
     for (const RecordBatch& p : pieces) {
       records.push_back(records.back() + p.size());
       names.push_back(names.back() + p.names.size());
-      letters.push_back(letters.back() + p.letters.size());
+      letters.push_back(letters.back() + p.residues.size());
     }
     batch.names.resize(names.back());
-    batch.letters.resize(letters.back());
-    batch.name_starts.resize(records.back() + 1);
-    batch.letter_starts.resize(records.back() + 1);
+    batch.residues.resize(letters.back());
+    batch.name_offsets.resize(records.back() + 1);
+    batch.offsets.resize(records.back() + 1);
+    batch.ids.resize(records.back());
     batch.id_lengths.resize(records.back());
-    batch.name_starts[0] = batch.letter_starts[0] = 0;
+    batch.name_offsets[0] = batch.offsets[0] = 0;
     parallel_for(pieces.size(), threads, [&](std::size_t i, unsigned) {
       const RecordBatch& p = pieces[i];
       std::copy(p.names.begin(), p.names.end(), batch.names.begin() + static_cast<std::ptrdiff_t>(names[i]));
-      std::copy(p.letters.begin(), p.letters.end(), batch.letters.begin() + static_cast<std::ptrdiff_t>(letters[i]));
+      std::copy(p.residues.begin(), p.residues.end(), batch.residues.begin() + static_cast<std::ptrdiff_t>(letters[i]));
       std::copy(p.id_lengths.begin(), p.id_lengths.end(), batch.id_lengths.begin() + static_cast<std::ptrdiff_t>(records[i]));
       for (std::size_t r = 0; r < p.size(); ++r) {
-        batch.name_starts[records[i] + r + 1] = names[i] + p.name_starts[r + 1];
-        batch.letter_starts[records[i] + r + 1] = letters[i] + p.letter_starts[r + 1];
+        batch.name_offsets[records[i] + r + 1] = names[i] + p.name_offsets[r + 1];
+        batch.offsets[records[i] + r + 1] = letters[i] + p.offsets[r + 1];
+        batch.ids[records[i] + r] = first_id + records[i] + r;
       }
     });
   }
@@ -238,11 +216,14 @@ struct RecordBatchReader::Streamed {
   explicit Streamed(const std::string& path) : reader(path) {}
   SequenceReader reader;
   SequenceRecord record;
+  std::size_t records_read = 0;
 
   bool read(RecordBatch& batch, std::size_t letters) {
     batch.clear();
-    while (batch.letters.size() < std::max<std::size_t>(letters, 1) && reader.next(record))
-      batch.add(record.name, record.id_length, record.sequence);
+    while (batch.total_residues() < std::max<std::size_t>(letters, 1) && reader.next(record)) {
+      batch.add(record.name, std::span<const char>(record.sequence), records_read++);
+      batch.id_lengths.push_back(static_cast<std::uint32_t>(record.id_length));
+    }
     return batch.size() > 0;
   }
 };

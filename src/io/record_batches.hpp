@@ -10,26 +10,21 @@
 #include <string_view>
 #include <vector>
 
+#include "core/sequence_batch.hpp"
+
 namespace hyalign {
 
-// Records stored back to back: record i's name is names[name_starts[i], name_starts[i + 1]), its
-// letters letters[letter_starts[i], letter_starts[i + 1]) (as read: whitespace removed).
-struct RecordBatch {
-  std::string names, letters;
-  std::vector<std::uint64_t> name_starts{0}, letter_starts{0};
-  std::vector<std::uint32_t> id_lengths;  // the first word of each name (BLAST's sequence id)
+// Records as read (letters with whitespace removed, nothing else changed), stored back to back,
+// with where each name's first word ends (BLAST's sequence id; what MUMmer prints).
+struct RecordBatch : SequenceBatch<char> {
+  std::vector<std::uint32_t> id_lengths;
 
-  std::size_t size() const { return id_lengths.size(); }
-  std::string_view name(std::size_t i) const {
-    return std::string_view(names).substr(name_starts[i], name_starts[i + 1] - name_starts[i]);
-  }
   std::string_view id(std::size_t i) const { return name(i).substr(0, id_lengths[i]); }
-  std::string_view sequence(std::size_t i) const {
-    return std::string_view(letters).substr(letter_starts[i], letter_starts[i + 1] - letter_starts[i]);
+  std::string_view letters(std::size_t i) const { return {residues.data() + offsets[i], length(i)}; }
+  void clear() {
+    SequenceBatch::clear();
+    id_lengths.clear();
   }
-  void clear();
-  void add(std::string_view name, std::size_t id_length, std::string_view sequence);
-  void append(const RecordBatch& other);
 };
 
 class RecordBatchReader {

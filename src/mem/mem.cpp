@@ -5,8 +5,6 @@
 #include <future>
 #include <mutex>
 
-#include <fmt/format.h>
-
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/parallel.hpp"
@@ -14,6 +12,7 @@
 #include "index/index_file.hpp"
 #include "io/atomic_output.hpp"
 #include "io/record_batches.hpp"
+#include "kernels/cuda/mem_cuda.hpp"
 #include "mem/mem_output.hpp"
 
 namespace hyalign::mem {
@@ -79,6 +78,9 @@ struct BatchStrands {
   kernels::StrandSet view() const { return {letters, starts}; }
 };
 
+// Whether a query's strand s (0 or 1) is its reverse complement.
+bool is_reverse(Strands which, unsigned s) { return which == Strands::reverse || s == 1; }
+
 void make_strands(const RecordBatch& batch, Strands which, unsigned threads, BatchStrands& out) {
   out.per_query = which == Strands::both ? 2 : 1;
   const std::size_t queries = batch.size(), per_query = out.per_query;
@@ -86,15 +88,15 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, Bat
   out.starts[0] = 0;
   for (std::size_t q = 0; q < queries; ++q)
     for (std::size_t s = 0; s < per_query; ++s)
-      out.starts[q * per_query + s + 1] = out.starts[q * per_query + s] + batch.sequence(q).size();
+      out.starts[q * per_query + s + 1] = out.starts[q * per_query + s] + batch.length(q);
   out.letters.resize(out.starts.back());
   constexpr std::size_t kBlock = 4096;
   parallel_for((queries + kBlock - 1) / kBlock, threads, [&](std::size_t block, unsigned) {
     for (std::size_t q = block * kBlock; q < std::min(queries, (block + 1) * kBlock); ++q)
       for (std::size_t s = 0; s < per_query; ++s) {
-        const std::string_view letters = batch.sequence(q);
+        const std::string_view letters = batch.letters(q);
         char* to = out.letters.data() + out.starts[q * per_query + s];
-        if (which == Strands::reverse || s == 1)
+        if (is_reverse(which, static_cast<unsigned>(s)))
           std::transform(letters.rbegin(), letters.rend(), to, [](char c) { return kComplement[static_cast<unsigned char>(c)]; });
         else
           std::transform(letters.begin(), letters.end(), to, [](char c) { return kLower[static_cast<unsigned char>(c)]; });
@@ -119,9 +121,10 @@ class DeviceMatcher {
       piece.first = tile.first_query * strands.per_query;
       const std::size_t count = tile.query_count * strands.per_query;
       devices_.kernel_of_worker[worker]->find(set, piece.first, count, piece);
+      const auto letters = static_cast<double>(set.starts[piece.first + count] - set.starts[piece.first]);
       std::lock_guard lock(found_mutex);
       found.push_back(std::move(piece));
-      return static_cast<double>(set.starts[piece.first + count] - set.starts[piece.first]);
+      return letters;
     });
     if (reports_.empty()) reports_ = reports;
     else
@@ -145,6 +148,7 @@ struct QueryTotals {
 void format_queries(const RecordBatch& batch, const BatchStrands& strands,
                     const std::vector<kernels::StrandMatches>& found, std::size_t first, std::size_t end,
                     const index::ReferenceText& ref, Strands which, const SectionStyle& style, std::string& text) {
+  const kernels::StrandSet set = strands.view();
   auto piece = std::upper_bound(found.begin(), found.end(), first * strands.per_query,
                                 [](std::size_t strand, const auto& p) { return strand < p.first; });
   --piece;
@@ -152,8 +156,7 @@ void format_queries(const RecordBatch& batch, const BatchStrands& strands,
     for (unsigned s = 0; s < strands.per_query; ++s) {
       const std::size_t strand = q * strands.per_query + s;
       while (strand >= piece->first + piece->count()) ++piece;
-      const bool reverse = which == Strands::reverse || s == 1;
-      append_section(text, ref, batch.id(q), reverse, strands.view().strand(strand), piece->of(strand), style);
+      append_section(text, ref, batch.id(q), is_reverse(which, s), set.strand(strand), piece->of(strand), style);
     }
 }
 
@@ -170,8 +173,8 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
                    style, texts[b]);
   });
   totals.queries += batch.size();
-  totals.letters += batch.letters.size();
-  for (std::size_t q = 0; q < batch.size(); ++q) totals.longest = std::max(totals.longest, batch.sequence(q).size());
+  totals.letters += batch.total_residues();
+  for (std::size_t q = 0; q < batch.size(); ++q) totals.longest = std::max(totals.longest, batch.length(q));
   for (const auto& piece : found) totals.matches += piece.matches.size();
 }
 
@@ -208,16 +211,17 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
     std::future<bool> ahead;
     std::future<std::vector<kernels::StrandMatches>> matching;
     if (more) {
-      // The next batch is read and its strands made while this one is matched.
+      // The next batch is read (and with `overlap` its strands made) while this one is matched.
       ahead = std::async(std::launch::async, [&] {
         const bool got = reader.next(next, kBatchLetters);
         if (got && overlap) make_strands(next, options.strands, options.threads, next_strands);
         return got;
       });
-      matching = std::async(overlap ? std::launch::async : std::launch::deferred,
-                            [&] { return matcher.match(current.strands, current.records.size()); });
-      if (!overlap) {
-        current.found = matching.get();
+      const auto match_current = [&] { return matcher.match(current.strands, current.records.size()); };
+      if (overlap) {
+        matching = std::async(std::launch::async, match_current);
+      } else {
+        current.found = match_current();
         match += clock.lap();
       }
     }
@@ -232,8 +236,10 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
     }
     pending = more;
     if (more) {
-      if (overlap) current.found = matching.get();
-      match += clock.lap();
+      if (overlap) {
+        current.found = matching.get();
+        match += clock.lap();
+      }
       more = ahead.get();
       if (more && !overlap) make_strands(next, options.strands, options.threads, next_strands);
       read += clock.lap();
@@ -248,35 +254,17 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
            path, read, reader.parallel() ? "parsed in parallel" : "streamed", match, format, write);
 }
 
-// Why the GPUs cannot hold the index ("" when they can).
-std::string gpu_unsupported_reason(const index::SuffixIndex& index) {
-  const std::vector<engine::GpuInfo> gpus = engine::usable_gpus();
-  // The index, two slices' buffers and room for the runtime.
-  const std::size_t needed = index.bytes() + (std::size_t{1} << 30) + (std::size_t{1} << 29);
-  for (const engine::GpuInfo& gpu : gpus)
-    if (gpu.free_bytes < needed)
-      return fmt::format("the index needs {:.1f} GiB of GPU memory and gpu{} has {:.1f} GiB free",
-                         static_cast<double>(needed) / (1 << 30), gpu.index, static_cast<double>(gpu.free_bytes) / (1 << 30));
-  return "";
-}
-
 // With GPUs, matching is a small part of a run: the CPU's other steps (reading, strands, output,
-// each GPU's host side) are the ones everything waits for. CPU workers that match beside a GPU
-// therefore get half the cores and leave the rest to those steps (with every core matching,
-// --device auto took 1.27x as long as the GPU alone on the H100 benchmark).
+// each GPU's host side) are the ones everything waits for, so CPU workers that match beside a GPU
+// get half the cores (with every core matching, --device auto took 1.27x as long as the GPU alone
+// on the H100 benchmark).
 engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, const index::SuffixIndex& index) {
-  auto devices = engine::plan_devices<kernels::MemKernel>(
-      options.device, options.threads, gpu_unsupported_reason(index), kernels::make_mem_cpu_kernel(index, options.params),
-      [&](int gpu) { return kernels::make_mem_kernel_with_fallback(gpu, index, options.params); }, engine::WorkShape{});
-  const bool cpu_matches = devices.groups.size() > devices.gpus.size();
-  if (cpu_matches && !devices.gpus.empty()) {
-    engine::WorkerGroup& cpu = devices.groups.front();
-    const unsigned kept = std::max(1u, cpu.workers / 2);
-    devices.kernel_of_worker.erase(devices.kernel_of_worker.begin(), devices.kernel_of_worker.begin() + (cpu.workers - kept));
-    cpu.workers = kept;
-    log_info("{} CPU threads match beside the GPUs; the others read and write", kept);
-  }
-  return devices;
+  engine::WorkShape shape;
+  shape.cpu_share_beside_gpus = 0.5;
+  return engine::plan_devices<kernels::MemKernel>(
+      options.device, options.threads, kernels::cuda::mem_gpu_unsupported_reason(index),
+      kernels::make_mem_cpu_kernel(index, options.params),
+      [&](int gpu) { return kernels::make_mem_kernel_with_fallback(gpu, index, options.params); }, shape);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ std::string gpu_unsupported_reason(const PaparaProblem&) { return engine::gpu_un
 std::unique_ptr<PaparaKernel> make_papara_gpu_kernel(int, const PaparaProblem&) { return nullptr; }
 std::string sw_gpu_unsupported_reason(const SwScoring&) { return engine::gpu_unavailable_reason(); }
 std::unique_ptr<SwKernel> make_sw_gpu_kernel(int, const SwScoring&) { return nullptr; }
+std::string mem_gpu_unsupported_reason(const index::SuffixIndex&) { return engine::gpu_unavailable_reason(); }
 std::unique_ptr<MemKernel> make_mem_gpu_kernel(int, const index::SuffixIndex&, MemParams) {
   throw std::runtime_error(engine::gpu_unavailable_reason());
 }

@@ -382,8 +382,9 @@ class MemGpuKernel final : public MemKernel {
     for (int turn = 0; next < end || slices_[0].busy || slices_[1].busy; turn ^= 1) {
       SliceBuffers& s = slices_[turn];
       if (s.busy) collect(s, out);
-      if (next < end && strands.starts[next + 1] - strands.starts[next] > kLettersPerSlice) {
-        // A strand too long for a slice is found on the CPU, after the strands before it.
+      if (next < end && !fits_a_slice(strands.starts[next + 1] - strands.starts[next])) {
+        // A strand too long for a slice (letters or work items) is found on the CPU, after the
+        // strands before it.
         if (slices_[turn ^ 1].busy) collect(slices_[turn ^ 1], out);
         find_on_cpu(finder_, strands, next++, 1, out);
         continue;
@@ -395,8 +396,16 @@ class MemGpuKernel final : public MemKernel {
  private:
   // Fills `s` with strands from `next` on (up to a slice's items and letters) and starts the
   // passes that count their matches; returns the first strand it did not take.
+  // Seeds and work items of a strand of `length` letters.
+  std::uint64_t seeds_of(std::uint64_t length) const {
+    return length >= p_.seed_length ? (length - p_.seed_length) / p_.seed_step + 1 : 0;
+  }
+  static std::uint64_t items_of(std::uint64_t seeds) { return (seeds + kSeedsPerItem - 1) / kSeedsPerItem; }
+  bool fits_a_slice(std::uint64_t length) const {
+    return length <= kLettersPerSlice && items_of(seeds_of(length)) <= kItemsPerSlice;
+  }
+
   std::size_t launch(SliceBuffers& s, const StrandSet& strands, std::size_t next, std::size_t end) {
-    const unsigned k = p_.seed_length, step = p_.seed_step;
     s.first = next;
     s.items.reserve(kItemsPerSlice);
     s.starts.reserve(kItemsPerSlice + 1);
@@ -404,10 +413,10 @@ class MemGpuKernel final : public MemKernel {
     const std::uint64_t base = strands.starts[next];
     for (; next < end; ++next) {
       const std::uint64_t length = strands.starts[next + 1] - strands.starts[next];
-      const std::uint64_t seeds = length >= k ? (length - k) / step + 1 : 0;
-      const std::uint64_t item_count = (seeds + kSeedsPerItem - 1) / kSeedsPerItem;
-      if (next > s.first && (items + item_count > kItemsPerSlice || next - s.first + 2 > kItemsPerSlice ||
-                             strands.starts[next + 1] - base > kLettersPerSlice))
+      const std::uint64_t seeds = seeds_of(length), item_count = items_of(seeds);
+      if (!fits_a_slice(length) ||
+          (next > s.first && (items + item_count > kItemsPerSlice || next - s.first + 2 > kItemsPerSlice ||
+                              strands.starts[next + 1] - base > kLettersPerSlice)))
         break;
       s.starts.ptr[next - s.first] = strands.starts[next] - base;
       for (std::uint64_t w = 0; w < item_count; ++w)
@@ -427,7 +436,7 @@ class MemGpuKernel final : public MemKernel {
       std::copy(strands.letters.begin() + static_cast<std::ptrdiff_t>(base + from),
                 strands.letters.begin() + static_cast<std::ptrdiff_t>(base + to), s.letters.ptr + from);
     });
-    reserve_device(s);
+    reserve_buffers(s);
     check(cudaMemcpyAsync(s.d_letters.ptr, s.letters.ptr, letters, cudaMemcpyHostToDevice, s.stream), "upload");
     check(cudaMemcpyAsync(s.d_starts.ptr, s.starts.ptr, (strand_count + 1) * sizeof(unsigned long long),
                           cudaMemcpyHostToDevice, s.stream), "upload");
@@ -451,7 +460,7 @@ class MemGpuKernel final : public MemKernel {
     return next;
   }
 
-  void reserve_device(SliceBuffers& s) {
+  void reserve_buffers(SliceBuffers& s) {
     s.d_letters.reserve(kLettersPerSlice);
     s.d_starts.reserve(kItemsPerSlice + 1);
     s.d_items.reserve(kItemsPerSlice);
@@ -543,7 +552,24 @@ class MemGpuKernel final : public MemKernel {
   double kernel_seconds_ = 0;
 };
 
+// Device memory a kernel takes beside the index: two slices' buffers (letters, starts, items,
+// counts, offsets, marks, slots, and packed matches counted at a slot's worth, though they grow
+// with a slice's matches) and room for the runtime.
+constexpr std::size_t kBytesBesideIndex =
+    2 * (kLettersPerSlice + kItemsPerSlice * (3 * sizeof(unsigned long long) + sizeof(Item) + 1 +
+                                              2 * kMatchesPerItem * sizeof(MemMatch))) +
+    (std::size_t{1} << 28);
+
 }  // namespace
+
+std::string mem_gpu_unsupported_reason(const index::SuffixIndex& index) {
+  const std::size_t needed = index.bytes() + kBytesBesideIndex;
+  for (const engine::GpuInfo& gpu : engine::usable_gpus())
+    if (gpu.free_bytes < needed)
+      return "the index needs " + std::to_string(needed >> 20) + " MiB of GPU memory and gpu" +
+             std::to_string(gpu.index) + " has " + std::to_string(gpu.free_bytes >> 20) + " MiB free";
+  return "";
+}
 
 std::unique_ptr<MemKernel> make_mem_gpu_kernel(int device, const index::SuffixIndex& index, MemParams params) {
   return std::make_unique<MemGpuKernel>(device, index, params);
