@@ -3,7 +3,8 @@
 # repeat-rich synthetic genome (bench/make_genome.cpp) and reads sampled from it
 # (bench/make_reads.cpp), for each option set one run per device, timed, outputs compared.
 # usage: bench/mem_gpu.sh BUILD_DIR [BASES (1e8)] [READS (1e7)] [ROUNDS (1)]
-# DEVICES (default "cpu gpu auto") and OPTION_SETS pick the runs: sets split by '|', each
+# DEVICES (default "cpu gpu auto"; gpu@MIB adds --gpu-memory MIB: the suffix array in pieces) and
+# OPTION_SETS pick the runs: sets split by '|', each
 # "READS:OPTIONS" (default "READS:-mumreference -l 20 -b|READS/10:-maxmatch -l 20 -b": -maxmatch
 # prints every copy of a repeat, hundreds of lines per read here). WORK (a new temporary folder)
 # holds the files; outputs are removed once compared.
@@ -33,7 +34,9 @@ for set in "${option_sets[@]}"; do
   for round in $(seq "$rounds"); do
     for device in $devices; do
       start=$EPOCHREALTIME
-      "$build/hyalign" mem --device "$device" $options genome.hymi "$queries" -o "out_${tag}_$device.txt" 2>"run_${tag}_$device.err" ||
+      device_options="--device ${device%@*}"
+      [[ $device == *@* ]] && device_options+=" --gpu-memory ${device#*@}"
+      "$build/hyalign" mem $device_options $options genome.hymi "$queries" -o "out_${tag}_$device.txt" 2>"run_${tag}_$device.err" ||
         { cat "run_${tag}_$device.err"; exit 1; }
       took=$(seconds "$start")
       echo "$count reads, $options --device $device (round $round): $took s end to end; $(grep -h 'matched' "run_${tag}_$device.err" | sed 's/^.*matched/matched/')"

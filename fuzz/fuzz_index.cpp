@@ -8,7 +8,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace hyalign;
   const std::string path = fuzz::as_file(fuzz::bytes(data, size));
   return fuzz::expect_clean_errors([&] {
-    const index::SuffixIndex idx = index::read_index(path);
+    const index::SuffixIndex idx = index::read_index(path, 1);
     for (kernels::MemKind kind : {kernels::MemKind::maxmatch, kernels::MemKind::mumreference}) {
       const kernels::MemFinder finder(idx, {kind, 4, false});
       std::vector<kernels::MemMatch> found;

@@ -11,6 +11,7 @@ namespace {
 constexpr std::string_view kMummerWords[] = {"-mum", "-mumreference", "-mumcand", "-maxmatch"};
 
 constexpr std::uint32_t kMaxMinLength = 1u << 30;
+constexpr std::size_t kMaxGpuMemoryMib = std::size_t{1} << 24;  // 16 TiB
 
 }  // namespace
 
@@ -61,6 +62,12 @@ void add_mem_command(CLI::App& app, Action& action) {
   cmd->add_option("-o,--out", options->out, "Output file ('-' = stdout)")->capture_default_str();
   cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
   add_device_option(*cmd, *device);
+  auto gpu_memory_mib = std::make_shared<std::size_t>(0);
+  cmd->add_option("--gpu-memory", *gpu_memory_mib,
+                  "MiB of each GPU the index may take (0 = what it has free); a suffix array that does not fit is "
+                  "searched in pieces")
+      ->check(CLI::Range(std::size_t{0}, kMaxGpuMemoryMib))
+      ->capture_default_str();
 
   auto* index = cmd->add_subcommand("index", "Build the index of a FASTA reference once, for later runs");
   auto index_input = std::make_shared<std::string>(), index_output = std::make_shared<std::string>();
@@ -83,6 +90,7 @@ void add_mem_command(CLI::App& app, Action& action) {
       throw CLI::ValidationError("-c", "needs -b or -r (it places reverse-complement matches)");
     options->threads = worker_threads(*threads, "-t");
     options->device = engine::parse_device_choice(*device);
+    options->gpu_memory = *gpu_memory_mib << 20;
     action = [options] { mem::run_mem(*options); };
   });
 }

@@ -37,7 +37,8 @@ std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned thread
                                             const WorkShape& shape) {
   std::vector<WorkerGroup> groups;
   threads = std::max(1u, threads);
-  if (choice != DeviceChoice::gpu || gpus.empty()) {
+  const bool cpu_works = gpus.empty() || (choice != DeviceChoice::gpu && shape.cpu_share_beside_gpus > 0);
+  if (cpu_works) {
     const auto gpu_cores = static_cast<unsigned>(gpus.size());
     unsigned workers = threads > gpu_cores ? threads - gpu_cores : 1;
     if (!gpus.empty()) workers = std::max(1u, static_cast<unsigned>(workers * shape.cpu_share_beside_gpus));

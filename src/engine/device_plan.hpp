@@ -19,7 +19,7 @@ struct WorkShape {
   // A GPU takes at most what fits in half of its free memory.
   std::size_t gpu_bytes_per_tile = 0;
   // Share of the CPU cores that do the work beside GPUs, for a tool whose other steps (reading,
-  // output, a GPU's host side) need the rest; 1: every core not feeding a GPU.
+  // output, a GPU's host side) need the rest; 1: every core not feeding a GPU, 0: none.
   double cpu_share_beside_gpus = 1.0;
 };
 

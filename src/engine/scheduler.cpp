@@ -51,7 +51,8 @@ class RateMeter {
   std::size_t gpu_take(std::size_t group, std::size_t remaining) {
     std::lock_guard lock(mutex_);
     std::size_t tiles = probe_[group];
-    if (measured()) tiles = static_cast<std::size_t>(static_cast<double>(remaining) * rate(group) / total_rate());
+    if (groups_.size() == 1) tiles = remaining;  // a device alone has nothing to share
+    else if (measured()) tiles = static_cast<std::size_t>(static_cast<double>(remaining) * rate(group) / total_rate());
     else probe_[group] *= 2;
     tiles = std::clamp<std::size_t>(tiles, 1, groups_[group].max_tiles_per_take);
     free_at_[group] = now() + (measured() ? static_cast<double>(tiles) / rate(group) : 0.0);

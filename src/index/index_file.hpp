@@ -1,8 +1,8 @@
 #pragma once
 // The .hymi file of `hyalign mem index`: a suffix index written once and read back by every run.
-// A magic word with the format version, a header with the sizes and its own checksum, then the
-// sections with one XXH3 checksum over them; a truncated, damaged or foreign file is refused with
-// the reason.
+// A magic word with the format version, a header with the sizes and its own checksum, a table of
+// one XXH3 checksum per 8 MiB block of the sections, then the sections; a truncated, damaged or
+// foreign file is refused with the reason.
 #include <string>
 
 #include "index/suffix_index.hpp"
@@ -11,6 +11,7 @@ namespace hyalign::index {
 
 bool is_index_file(const std::string& path);
 void write_index(const SuffixIndex& index, const std::string& path);
-SuffixIndex read_index(const std::string& path);
+// Reads and checks the blocks on `threads` threads.
+SuffixIndex read_index(const std::string& path, unsigned threads);
 
 }  // namespace hyalign::index

@@ -2,10 +2,13 @@
 
 #include <divsufsort.h>
 #include <divsufsort64.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "core/parallel.hpp"
@@ -20,9 +23,11 @@ unsigned prefix_letters_for(std::size_t text_length) {
   return static_cast<unsigned>(std::clamp(std::round(log4_of_length(text_length)), 1.0, 12.0));
 }
 
-std::vector<std::uint32_t> build_suffix_array(const std::string& text) {
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+LargeArray<std::uint32_t> build_suffix_array(const std::string& text) {
   const std::size_t n = text.size();
-  std::vector<std::uint32_t> sa(n);
+  LargeArray<std::uint32_t> sa(n);
   const auto* letters = reinterpret_cast<const sauchar_t*>(text.data());
   if (n < (std::size_t{1} << 31)) {
     static_assert(sizeof(saidx_t) == sizeof(std::uint32_t));
@@ -59,6 +64,30 @@ void raise_to(std::atomic_ref<std::uint32_t> slot, std::uint32_t value) {
 
 }  // namespace
 
+void* allocate_large(std::size_t bytes) {
+  if (bytes < kHugePage) {
+    void* memory = std::malloc(std::max<std::size_t>(bytes, 1));
+    if (memory == nullptr) throw std::bad_alloc();
+    return memory;
+  }
+  if (bytes > SIZE_MAX - kHugePage) throw std::bad_alloc();
+  const std::size_t pages_bytes = (bytes + kHugePage - 1) / kHugePage * kHugePage;  // aligned_alloc's rule
+  void* memory = std::aligned_alloc(kHugePage, pages_bytes);
+  if (memory == nullptr) throw std::bad_alloc();
+  advise_huge_pages(memory, pages_bytes);
+  return memory;
+}
+
+void free_large(void* memory) noexcept { std::free(memory); }
+
+void advise_huge_pages(void* memory, std::size_t bytes) noexcept {
+#ifdef MADV_HUGEPAGE
+  const auto first = (reinterpret_cast<std::uintptr_t>(memory) + kHugePage - 1) / kHugePage * kHugePage;
+  const auto end = (reinterpret_cast<std::uintptr_t>(memory) + bytes) / kHugePage * kHugePage;
+  if (first < end) madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
+#endif
+}
+
 SuffixIndex SuffixIndex::build(ReferenceText reference, unsigned threads) {
   SuffixIndex index;
   index.ref_ = std::move(reference);
@@ -68,8 +97,8 @@ SuffixIndex SuffixIndex::build(ReferenceText reference, unsigned threads) {
   return index;
 }
 
-SuffixIndex::SuffixIndex(ReferenceText reference, std::vector<std::uint32_t> suffix_array, unsigned prefix_letters,
-                         std::vector<SaInterval> buckets)
+SuffixIndex::SuffixIndex(ReferenceText reference, LargeArray<std::uint32_t> suffix_array, unsigned prefix_letters,
+                         LargeArray<SaInterval> buckets)
     : ref_(std::move(reference)), sa_(std::move(suffix_array)), prefix_letters_(prefix_letters), buckets_(std::move(buckets)) {}
 
 // Suffixes with one K-letter a/c/g/t prefix are consecutive rows; each thread scans a range of rows

@@ -30,9 +30,18 @@ void sort_matches(std::vector<MemMatch>& matches) {
   });
 }
 
-MemFinder::MemFinder(const index::SuffixIndex& index, MemParams params)
+MemFinder::MemFinder(const index::SuffixIndex& index, MemParams params, std::optional<index::SaInterval> piece)
     : index_(index), params_(params), seed_length_(seed_length_for(index, params.min_length)),
-      seed_step_(params.min_length - seed_length_ + 1) {}
+      seed_step_(params.min_length - seed_length_ + 1),
+      piece_(piece.value_or(index::SaInterval{0, static_cast<std::uint32_t>(index.suffix_array().size())})) {}
+
+// The rows of `pattern` (at least seed_length_ letters) if they lie in this finder's piece, else
+// none; `code` is its prefix code (-1: not all a/c/g/t, or shorter than the table's depth).
+index::SaInterval MemFinder::rows_in_piece(std::string_view pattern, long code) const {
+  if (code < 0) return index_.narrow(piece_, pattern, 0);
+  const index::SaInterval rows = index_.find(pattern, code);
+  return rows.lo >= piece_.lo && rows.lo < piece_.hi ? rows : index::SaInterval{};
+}
 
 bool MemFinder::letters_match(char q, char t) const {
   return q == t && (!params_.bases_only || index::base_code(q) >= 0);
@@ -67,10 +76,24 @@ void MemFinder::find(std::string_view query, std::vector<MemMatch>& out) const {
   find(query, out, scratch);
 }
 
-void MemFinder::find(std::string_view query, std::vector<MemMatch>& out, Scratch& scratch) const {
+void MemFinder::mark_repeated_seeds(std::string_view query, SeedMarks& marks, Scratch& scratch) const {
+  look_up_seeds(query, scratch);
+  for (const Seed& seed : scratch.seeds) {
+    const std::size_t i = seed.pos / seed_step_;
+    if (marks.size() <= i) marks.resize(i + 1);
+    if (seed.rows.size() > kMostOccurrencesToExtend) marks[i] = true;
+  }
+}
+
+void MemFinder::find(std::string_view query, std::vector<MemMatch>& out, Scratch& scratch,
+                     const SeedMarks* repeated) const {
   out.clear();
   look_up_seeds(query, scratch);
-  for (const Seed& seed : scratch.seeds) find_at_seed(query, seed, scratch.occurrences, out);
+  for (const Seed& seed : scratch.seeds) {
+    const std::size_t i = seed.pos / seed_step_;
+    const bool many = repeated ? i < repeated->size() && (*repeated)[i] : seed.rows.size() > kMostOccurrencesToExtend;
+    find_at_seed(query, seed, many, scratch.occurrences, out);
+  }
   sort_matches(out);
 }
 
@@ -95,7 +118,7 @@ void MemFinder::look_up_seeds(std::string_view query, Scratch& scratch) const {
   const auto sa = index_.suffix_array();
   for (std::size_t i = 0; i < seeds.size(); ++i) {
     const std::string_view letters = query.substr(seeds[i].pos, seed_length_);
-    seeds[i].rows = codes[i] >= 0 ? index_.find(letters, codes[i]) : index_.find(letters);
+    seeds[i].rows = rows_in_piece(letters, codes[i]);
     if (!seeds[i].rows.empty()) __builtin_prefetch(&sa[seeds[i].rows.lo]);
   }
   const char* text = index_.text().data();
@@ -108,16 +131,18 @@ void MemFinder::look_up_seeds(std::string_view query, Scratch& scratch) const {
 
 // Every match of at least min_length letters holds exactly one seed within its first seed_step_
 // letters; it is reported from that seed (left extension shorter than seed_step_).
-void MemFinder::find_at_seed(std::string_view query, const Seed& found_seed, std::vector<Occurrence>& occurrences,
-                             std::vector<MemMatch>& out) const {
+// A `repeated` seed's matches are found position by position (in a piece of a split array, those
+// whose first letters' rows lie in it, wherever the seed's rows are).
+void MemFinder::find_at_seed(std::string_view query, const Seed& found_seed, bool repeated,
+                             std::vector<Occurrence>& occurrences, std::vector<MemMatch>& out) const {
   const index::SaInterval rows = found_seed.rows;
   const std::size_t seed = found_seed.pos;
-  if (rows.empty()) return;
-  if (params_.kind != MemKind::maxmatch && rows.size() > kMostOccurrencesToExtend) {
+  if (params_.kind != MemKind::maxmatch && repeated) {
     const std::size_t from = seed + 1 >= seed_step_ ? seed + 1 - seed_step_ : 0;
     for (std::size_t pos = from; pos <= seed; ++pos) find_unique_at(query, pos, out);
     return;
   }
+  if (rows.empty()) return;
   const auto sa = index_.suffix_array();
   occurrences.clear();
   for (std::uint32_t row = rows.lo; row < rows.hi; ++row) {
@@ -151,7 +176,8 @@ void MemFinder::find_unique_at(std::string_view query, std::size_t pos, std::vec
   if (params_.bases_only &&
       std::any_of(rest.begin(), rest.begin() + l, [](char c) { return index::base_code(c) < 0; }))
     return;
-  const index::SaInterval rows = index_.find(rest.substr(0, l));
+  const std::string_view first_letters = rest.substr(0, l);
+  const index::SaInterval rows = rows_in_piece(first_letters, index_.prefix_code(first_letters));
   if (rows.empty()) return;
   const auto sa = index_.suffix_array();
   const std::uint32_t at = index_.insertion_row(rows, rest, l);
@@ -197,6 +223,20 @@ void append_strand(std::vector<MemMatch>& matches, MemKind kind, StrandMatches& 
   if (kind == MemKind::mum) keep_mums(matches);
   out.matches.insert(out.matches.end(), matches.begin(), matches.end());
   out.offsets.push_back(out.matches.size());
+}
+
+void merge_piece_matches(std::span<const StrandMatches> pieces, MemKind kind, StrandMatches& out) {
+  if (pieces.empty()) return;
+  std::vector<MemMatch> strand;
+  for (std::size_t i = 0; i < pieces.front().count(); ++i) {
+    strand.clear();
+    for (const StrandMatches& piece : pieces) {
+      const auto found = piece.of(piece.first + i);
+      strand.insert(strand.end(), found.begin(), found.end());
+    }
+    sort_matches(strand);
+    append_strand(strand, kind, out);
+  }
 }
 
 void find_on_cpu(const MemFinder& finder, const StrandSet& strands, std::size_t first, std::size_t count,

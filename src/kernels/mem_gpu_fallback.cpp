@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/log.hpp"
+#include "core/parallel.hpp"
 #include "engine/devices.hpp"
 #include "kernels/cuda/mem_cuda.hpp"
 #include "kernels/mem_kernel.hpp"
@@ -13,10 +14,12 @@ namespace {
 
 class FallbackMemKernel final : public MemKernel {
  public:
-  FallbackMemKernel(int device, const index::SuffixIndex& index, MemParams params)
-      : finder_(index, params), name_(engine::use_gpu(device)) {
+  FallbackMemKernel(int device, const index::SuffixIndex& index, MemParams params, std::size_t memory_limit,
+                    unsigned cpu_threads)
+      : finder_(index, params), name_(engine::use_gpu(device)), cpu_threads_(cpu_threads) {
     try {
-      gpu_ = cuda::make_mem_gpu_kernel(device, index, params);
+      gpu_ = cuda::make_mem_gpu_kernel(device, index, params, memory_limit);
+      name_ = gpu_->name();
     } catch (const std::exception& e) {
       give_up(e.what());
     }
@@ -37,10 +40,25 @@ class FallbackMemKernel final : public MemKernel {
         give_up(e.what());
       }
     }
-    find_on_cpu(finder_, strands, first, count, out);
+    find_on_cpu_in_parallel(strands, first, count, out);
   }
 
  private:
+  // The GPU's work on `cpu_threads_` threads: a run may have no other CPU workers.
+  void find_on_cpu_in_parallel(const StrandSet& strands, std::size_t first, std::size_t count, StrandMatches& out) {
+    constexpr std::size_t kStrandsPerPart = 256;
+    std::vector<StrandMatches> parts((count + kStrandsPerPart - 1) / kStrandsPerPart);
+    parallel_for(parts.size(), cpu_threads_, [&](std::size_t p, unsigned) {
+      parts[p].first = first + p * kStrandsPerPart;
+      find_on_cpu(finder_, strands, parts[p].first, std::min(kStrandsPerPart, count - p * kStrandsPerPart), parts[p]);
+    });
+    for (const StrandMatches& part : parts) {
+      const std::size_t base = out.matches.size();
+      out.matches.insert(out.matches.end(), part.matches.begin(), part.matches.end());
+      for (std::size_t i = 1; i < part.offsets.size(); ++i) out.offsets.push_back(base + part.offsets[i]);
+    }
+  }
+
   void give_up(const std::string& why) {
     log_warning("{} failed ({}): its share of the queries is matched on the CPU", name_, why);
     if (gpu_) gpu_seconds_ = gpu_->device_seconds();
@@ -50,14 +68,16 @@ class FallbackMemKernel final : public MemKernel {
 
   MemFinder finder_;
   std::string name_;
+  unsigned cpu_threads_;
   std::unique_ptr<MemKernel> gpu_;
   double gpu_seconds_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<MemKernel> make_mem_kernel_with_fallback(int device, const index::SuffixIndex& index, MemParams params) {
-  return std::make_unique<FallbackMemKernel>(device, index, params);
+std::unique_ptr<MemKernel> make_mem_kernel_with_fallback(int device, const index::SuffixIndex& index, MemParams params,
+                                                         std::size_t memory_limit, unsigned cpu_threads) {
+  return std::make_unique<FallbackMemKernel>(device, index, params, memory_limit, cpu_threads);
 }
 
 }  // namespace hyalign::kernels

@@ -3,6 +3,7 @@
 // the fast finder on the suffix index, and the plain scalar definition it is tested against.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -55,9 +56,21 @@ class MemFinder {
     std::vector<MemMatch> found;
   };
 
-  MemFinder(const index::SuffixIndex& index, MemParams params);
-  // Replaces `out` with the matches of `query` (lower-case letters), sorted.
-  void find(std::string_view query, std::vector<MemMatch>& out, Scratch& scratch) const;
+  // With `piece` (rows of a split suffix array, index/sa_pieces.hpp, cut at prefixes of
+  // seed_length() letters), only the seeds whose rows lie in it are followed: the matches found
+  // through it, with uniqueness still decided over the whole reference. All rows by default.
+  MemFinder(const index::SuffixIndex& index, MemParams params, std::optional<index::SaInterval> piece = {});
+  // Per seed (the seed at query position i * seed_step() is i): whether it occurs too often to
+  // be extended occurrence by occurrence, for the unique kinds.
+  using SeedMarks = std::vector<bool>;
+  // Marks the query's seeds that occur too often in this finder's piece (none are unmarked): over
+  // every piece of a split array, the whole reference's marks.
+  void mark_repeated_seeds(std::string_view query, SeedMarks& marks, Scratch& scratch) const;
+  // Replaces `out` with the matches of `query` (lower-case letters), sorted. A finder over a piece
+  // of a split array needs `repeated`, the marks of every piece: the way a seed's uniqueness is
+  // decided is then the whole reference's, as one piece alone cannot tell.
+  void find(std::string_view query, std::vector<MemMatch>& out, Scratch& scratch,
+            const SeedMarks* repeated = nullptr) const;
   void find(std::string_view query, std::vector<MemMatch>& out) const;
   unsigned seed_length() const { return seed_length_; }
   unsigned seed_step() const { return seed_step_; }
@@ -65,7 +78,8 @@ class MemFinder {
 
  private:
   void look_up_seeds(std::string_view query, Scratch& scratch) const;
-  void find_at_seed(std::string_view query, const Seed& seed, std::vector<Occurrence>& occurrences,
+  index::SaInterval rows_in_piece(std::string_view pattern, long code) const;
+  void find_at_seed(std::string_view query, const Seed& seed, bool repeated, std::vector<Occurrence>& occurrences,
                     std::vector<MemMatch>& out) const;
   void find_unique_at(std::string_view query, std::size_t pos, std::vector<MemMatch>& out) const;
   bool letters_match(char q, char t) const;
@@ -75,6 +89,7 @@ class MemFinder {
   const index::SuffixIndex& index_;
   MemParams params_;
   unsigned seed_length_, seed_step_;
+  index::SaInterval piece_;
 };
 
 // The definition, letter by letter over every query and reference position: for tests only.
@@ -120,11 +135,17 @@ void find_on_cpu(const MemFinder& finder, const StrandSet& strands, std::size_t 
                  StrandMatches& out);
 // Appends one strand's sorted matches to `out`, applying -mum's rule when `kind` asks for it.
 void append_strand(std::vector<MemMatch>& matches, MemKind kind, StrandMatches& out);
+// The matches of the same strands found through each piece of a split suffix array (-mum's rule
+// not applied), merged strand by strand into `out` (whose `first` the caller set): sorted, and
+// -mum's rule applied over all of a strand's matches when `kind` asks for it.
+void merge_piece_matches(std::span<const StrandMatches> pieces, MemKind kind, StrandMatches& out);
 
 std::unique_ptr<MemKernel> make_mem_cpu_kernel(const index::SuffixIndex& index, MemParams params);
 
-// The kernel of GPU `device`, which finds its work on the CPU (on the calling thread) once the GPU
-// fails or if it cannot take the index: one warning says so, and no strand is lost.
-std::unique_ptr<MemKernel> make_mem_kernel_with_fallback(int device, const index::SuffixIndex& index, MemParams params);
+// The kernel of GPU `device` (taking at most `memory_limit` bytes of it, 0: what it has free),
+// which finds its work on the CPU (on `cpu_threads` threads) once the GPU fails or if it cannot
+// take the index: one warning says so, and no strand is lost.
+std::unique_ptr<MemKernel> make_mem_kernel_with_fallback(int device, const index::SuffixIndex& index, MemParams params,
+                                                         std::size_t memory_limit, unsigned cpu_threads);
 
 }  // namespace hyalign::kernels

@@ -21,7 +21,7 @@ namespace {
 index::SuffixIndex load_or_build_index(const std::string& reference, unsigned threads) {
   Stopwatch clock;
   if (index::is_index_file(reference)) {
-    index::SuffixIndex index = index::read_index(reference);
+    index::SuffixIndex index = index::read_index(reference, threads);
     log_info("read index {}: {} sequences, {} letters ({:.2f} s)", reference, index.reference().sequences(),
              index.text().size() - index.reference().sequences(), clock.lap());
     return index;
@@ -144,20 +144,31 @@ struct QueryTotals {
   std::size_t queries = 0, letters = 0, longest = 0, matches = 0;
 };
 
-// Appends MUMmer's text for queries [first, end) of a batch to `text`.
+// Writes MUMmer's text for queries [first, end) of a batch into `text`, sized once from the
+// sections' bounds.
 void format_queries(const RecordBatch& batch, const BatchStrands& strands,
                     const std::vector<kernels::StrandMatches>& found, std::size_t first, std::size_t end,
-                    const index::ReferenceText& ref, Strands which, const SectionStyle& style, std::string& text) {
+                    Strands which, const SectionWriter& writer, std::string& text) {
   const kernels::StrandSet set = strands.view();
-  auto piece = std::upper_bound(found.begin(), found.end(), first * strands.per_query,
-                                [](std::size_t strand, const auto& p) { return strand < p.first; });
-  --piece;
-  for (std::size_t q = first; q < end; ++q)
-    for (unsigned s = 0; s < strands.per_query; ++s) {
-      const std::size_t strand = q * strands.per_query + s;
-      while (strand >= piece->first + piece->count()) ++piece;
-      append_section(text, ref, batch.id(q), is_reverse(which, s), set.strand(strand), piece->of(strand), style);
-    }
+  auto first_piece = std::upper_bound(found.begin(), found.end(), first * strands.per_query,
+                                      [](std::size_t strand, const auto& p) { return strand < p.first; });
+  --first_piece;  // the piece that holds the first strand
+  // Calls `section` with each strand's section in print order.
+  const auto for_each_section = [&](auto&& section) {
+    auto piece = first_piece;
+    for (std::size_t q = first; q < end; ++q)
+      for (unsigned s = 0; s < strands.per_query; ++s) {
+        const std::size_t strand = q * strands.per_query + s;
+        while (strand >= piece->first + piece->count()) ++piece;
+        section(batch.id(q), is_reverse(which, s), set.strand(strand), piece->of(strand));
+      }
+  };
+  std::size_t bound = 0;
+  for_each_section([&](const auto&... section) { bound += writer.bound(section...); });
+  size_for_overwrite(text, bound);
+  char* to = text.data();
+  for_each_section([&](const auto&... section) { to = writer.write(to, section...); });
+  text.resize(static_cast<std::size_t>(to - text.data()));
 }
 
 // The text of a whole batch, formatted in parallel blocks into `texts` (whose strings keep their
@@ -167,10 +178,10 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
                   std::vector<std::string>& texts, QueryTotals& totals) {
   constexpr std::size_t kBlock = 2048;
   texts.resize((batch.size() + kBlock - 1) / kBlock);
+  const SectionWriter writer(ref, style);
   parallel_for(texts.size(), options.threads, [&](std::size_t b, unsigned) {
-    texts[b].clear();
-    format_queries(batch, strands, found, b * kBlock, std::min(batch.size(), (b + 1) * kBlock), ref, options.strands,
-                   style, texts[b]);
+    format_queries(batch, strands, found, b * kBlock, std::min(batch.size(), (b + 1) * kBlock), options.strands,
+                   writer, texts[b]);
   });
   totals.queries += batch.size();
   totals.letters += batch.total_residues();
@@ -255,16 +266,19 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
 }
 
 // With GPUs, matching is a small part of a run: the CPU's other steps (reading, strands, output,
-// each GPU's host side) are the ones everything waits for, so CPU workers that match beside a GPU
-// get half the cores (with every core matching, --device auto took 1.27x as long as the GPU alone
-// on the H100 benchmark).
+// each GPU's host side) are the ones everything waits for, so no CPU worker matches beside a GPU
+// (on the H100 benchmark, 8 CPU workers beside it made --device auto take 1.30x as long as the
+// GPU alone, and none 1.10x); a GPU that fails hands its work to all the cores.
 engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, const index::SuffixIndex& index) {
   engine::WorkShape shape;
-  shape.cpu_share_beside_gpus = 0.5;
+  shape.cpu_share_beside_gpus = 0;
   return engine::plan_devices<kernels::MemKernel>(
-      options.device, options.threads, kernels::cuda::mem_gpu_unsupported_reason(index),
+      options.device, options.threads, kernels::cuda::mem_gpu_unsupported_reason(index, options.gpu_memory),
       kernels::make_mem_cpu_kernel(index, options.params),
-      [&](int gpu) { return kernels::make_mem_kernel_with_fallback(gpu, index, options.params); }, shape);
+      [&](int gpu) {
+        return kernels::make_mem_kernel_with_fallback(gpu, index, options.params, options.gpu_memory, options.threads);
+      },
+      shape);
 }
 
 }  // namespace

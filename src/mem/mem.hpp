@@ -24,6 +24,7 @@ struct MemOptions {
   std::string out = "-";
   unsigned threads = 1;
   engine::DeviceChoice device = engine::DeviceChoice::automatic;
+  std::size_t gpu_memory = 0;  // bytes of each GPU the index may take (0: what it has free)
 };
 
 void run_mem(const MemOptions& options);

@@ -20,9 +20,34 @@ struct SectionStyle {
   bool forward_positions = false;  // -c, for reverse sections
 };
 
-// Appends one section: `strand` is the query as searched (reverse complemented for a reverse
-// section), `matches` its matches in print order.
-void append_section(std::string& out, const index::ReferenceText& ref, std::string_view name, bool reverse,
-                    std::string_view strand, std::span<const kernels::MemMatch> matches, const SectionStyle& style);
+// Writes sections into memory sized beforehand from `bound`: the match lines are most of the
+// output (hundreds of MB with -maxmatch), so they are written with plain stores instead of many
+// small appends to a growing string. In both calls `strand` is the query as searched (reverse
+// complemented for a reverse section) and `matches` its matches in print order.
+class SectionWriter {
+ public:
+  SectionWriter(const index::ReferenceText& ref, const SectionStyle& style);
+
+  // The most bytes `write` takes for the section: exact while the query and the reference's
+  // sequences are shorter than 10^8 letters (every number fits in its 8 columns).
+  std::size_t bound(std::string_view name, bool reverse, std::string_view strand,
+                    std::span<const kernels::MemMatch> matches) const;
+  // Writes the section at `to` and returns its end.
+  char* write(char* to, std::string_view name, bool reverse, std::string_view strand,
+              std::span<const kernels::MemMatch> matches) const;
+
+ private:
+  const index::ReferenceText& ref_;
+  SectionStyle style_;
+  std::size_t column_ = 0;     // bytes of the reference-name column, 0 without it
+  std::string columns_;        // each sequence's name column, column_ bytes apiece
+  std::size_t ref_width_ = 0;  // columns of the widest reference position
+};
+
+// Sizes `text` to `bytes` that the caller then overwrites whole. The old bytes are kept, not
+// cleared, so a string reused from batch to batch zero-fills only what it grows by; new memory is
+// mapped at once, in huge pages where the kernel has them (faulting hundreds of MB of output in
+// one 4 KiB page at a time took most of the formatting time).
+void size_for_overwrite(std::string& text, std::size_t bytes);
 
 }  // namespace hyalign::mem

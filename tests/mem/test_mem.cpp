@@ -11,6 +11,7 @@
 #include "engine/devices.hpp"
 #include "kernels/cuda/mem_cuda.hpp"
 #include "index/index_file.hpp"
+#include "index/sa_pieces.hpp"
 #include "index/suffix_index.hpp"
 #include "kernels/mem_kernel.hpp"
 
@@ -172,6 +173,84 @@ TEST(MemKernel, CpuKernelEqualsTheDefinition) {
       [](const index::SuffixIndex& idx, const MemParams& params) { return kernels::make_mem_cpu_kernel(idx, params); });
 }
 
+// The CPU finder over a suffix array split into about `pieces` pieces, each piece's matches found
+// on their own (without -mum's rule) and merged, as a GPU that cannot hold the whole array does.
+class PiecedCpuKernel final : public kernels::MemKernel {
+ public:
+  PiecedCpuKernel(const index::SuffixIndex& idx, MemParams params, std::size_t pieces) : kind_(params.kind) {
+    const unsigned seed_length = kernels::MemFinder(idx, params).seed_length();
+    MemParams per_piece = params;
+    if (per_piece.kind == MemKind::mum) per_piece.kind = MemKind::mumreference;
+    for (const auto rows : index::split_suffix_array(idx, idx.suffix_array().size() / pieces + 1, seed_length))
+      finders_.emplace_back(idx, per_piece, rows);
+  }
+  std::string_view name() const override { return "cpu in pieces"; }
+  std::size_t pieces() const { return finders_.size(); }
+  // Each piece's matches of every strand (the seeds' marks from all pieces first), then merged.
+  void find(const kernels::StrandSet& strands, std::size_t first, std::size_t count,
+            kernels::StrandMatches& out) override {
+    std::vector<kernels::StrandMatches> found(finders_.size());
+    for (auto& piece : found) piece.first = first;
+    kernels::MemFinder::Scratch scratch;
+    std::vector<MemMatch> matches;
+    for (std::size_t i = first; i < first + count; ++i) {
+      kernels::MemFinder::SeedMarks repeated;
+      for (const auto& finder : finders_) finder.mark_repeated_seeds(strands.strand(i), repeated, scratch);
+      for (std::size_t p = 0; p < finders_.size(); ++p) {
+        finders_[p].find(strands.strand(i), matches, scratch, &repeated);
+        kernels::append_strand(matches, MemKind::maxmatch, found[p]);
+      }
+    }
+    kernels::merge_piece_matches(found, kind_, out);
+  }
+
+ private:
+  MemKind kind_;
+  std::vector<kernels::MemFinder> finders_;
+};
+
+TEST(MemKernel, CpuFinderOverSuffixArrayPiecesEqualsTheDefinition) {
+  for (std::size_t pieces : {3, 16}) {
+    std::size_t most_pieces = 0;
+    expect_kernels_equal_definition([&](const index::SuffixIndex& idx, const MemParams& params) {
+      auto kernel = std::make_unique<PiecedCpuKernel>(idx, params, pieces);
+      most_pieces = std::max(most_pieces, kernel->pieces());
+      return kernel;
+    });
+    EXPECT_GE(most_pieces, pieces) << "the references were not split as asked";
+  }
+}
+
+// Every cut of a split suffix array lies between the rows of two different prefixes, so the rows
+// of every pattern at least that long are in one piece.
+TEST(SuffixArrayPieces, CoverTheArrayAndNeverSplitAPatternsRows) {
+  std::mt19937 rng(5);
+  for (int shape = 0; shape < 4; ++shape) {
+    const auto sequences = reference_shape(rng, shape);
+    const index::SuffixIndex idx = index::SuffixIndex::build(reference_of(sequences), 2);
+    const auto rows = static_cast<std::uint32_t>(idx.suffix_array().size());
+    for (unsigned prefix_length : {1u, 3u, 8u})
+      for (std::size_t most_rows : {std::size_t{1}, std::size_t{17}, std::size_t{rows / 3}}) {
+        const auto pieces = index::split_suffix_array(idx, most_rows, prefix_length);
+        ASSERT_FALSE(pieces.empty());
+        ASSERT_EQ(pieces.front().lo, 0u);
+        ASSERT_EQ(pieces.back().hi, rows);
+        for (std::size_t p = 0; p + 1 < pieces.size(); ++p) ASSERT_EQ(pieces[p].hi, pieces[p + 1].lo);
+        for (const auto& piece : pieces) ASSERT_LT(piece.lo, piece.hi);
+        for (int q = 0; q < 200; ++q) {
+          const std::string query = query_from(rng, sequences);
+          if (query.size() < prefix_length) continue;
+          const auto found = idx.find(query.substr(0, prefix_length + rng() % (query.size() - prefix_length + 1)));
+          if (found.empty()) continue;
+          const bool in_one = std::any_of(pieces.begin(), pieces.end(),
+                                          [&](const auto& p) { return p.lo <= found.lo && found.hi <= p.hi; });
+          ASSERT_TRUE(in_one) << "shape " << shape << " prefix " << prefix_length << " most rows " << most_rows;
+        }
+        if (prefix_length == 8 && most_rows == 17) EXPECT_GT(pieces.size(), 2u) << "shape " << shape;
+      }
+  }
+}
+
 class MemGpu : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -183,6 +262,24 @@ TEST_F(MemGpu, GpuKernelEqualsTheDefinition) {
   expect_kernels_equal_definition([](const index::SuffixIndex& idx, const MemParams& params) {
     return kernels::cuda::make_mem_gpu_kernel(engine::usable_gpus().front().index, idx, params);
   });
+}
+
+// Memory for a GPU kernel that holds about 1/`pieces` of the suffix array at a time.
+std::size_t gpu_memory_for_pieces(const index::SuffixIndex& idx, std::size_t pieces) {
+  return kernels::cuda::mem_gpu_bytes_beside_suffix_array(idx) + idx.suffix_array().size_bytes() / pieces;
+}
+
+// Seeds of a few letters cut the array only where its first letters change (a quarter of it per
+// letter): pieces of a fifth are asked for from -l 5 on.
+TEST_F(MemGpu, GpuKernelOverSuffixArrayPiecesEqualsTheDefinition) {
+  bool split = false;
+  expect_kernels_equal_definition([&](const index::SuffixIndex& idx, const MemParams& params) {
+    const std::size_t memory = params.min_length >= 5 ? gpu_memory_for_pieces(idx, 5) : 0;
+    auto kernel = kernels::cuda::make_mem_gpu_kernel(engine::usable_gpus().front().index, idx, params, memory);
+    split = split || kernel->name().find("pieces") != std::string_view::npos;
+    return kernel;
+  });
+  EXPECT_TRUE(split) << "no suffix array was split";
 }
 
 // A larger repeat-rich reference (prefix table and seeds of genome depth) and thousands of reads:
@@ -208,12 +305,15 @@ TEST_F(MemGpu, GpuKernelEqualsTheCpuKernelOnManyReads) {
   for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference, MemKind::mum}) {
     const MemParams params{kind, 20, false};
     const auto cpu = kernels::make_mem_cpu_kernel(idx, params);
-    const auto gpu = kernels::cuda::make_mem_gpu_kernel(engine::usable_gpus().front().index, idx, params);
-    kernels::StrandMatches expected, found;
+    kernels::StrandMatches expected;
     cpu->find(set, 0, set.size(), expected);
-    gpu->find(set, 0, set.size(), found);
-    ASSERT_EQ(found.offsets, expected.offsets) << "kind " << static_cast<int>(kind);
-    ASSERT_EQ(found.matches, expected.matches) << "kind " << static_cast<int>(kind);
+    for (std::size_t memory : {std::size_t{0}, gpu_memory_for_pieces(idx, 4)}) {  // whole, and in pieces
+      const auto gpu = kernels::cuda::make_mem_gpu_kernel(engine::usable_gpus().front().index, idx, params, memory);
+      kernels::StrandMatches found;
+      gpu->find(set, 0, set.size(), found);
+      ASSERT_EQ(found.offsets, expected.offsets) << "kind " << static_cast<int>(kind) << " on " << gpu->name();
+      ASSERT_EQ(found.matches, expected.matches) << "kind " << static_cast<int>(kind) << " on " << gpu->name();
+    }
   }
 }
 
@@ -238,6 +338,24 @@ class IndexFileTest : public ::testing::Test {
   void SetUp() override { std::filesystem::create_directories(dir_); }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string path(const char* name) const { return (dir_ / name).string(); }
+  // A copy of `from` with the byte at `offset` changed.
+  std::string damaged_copy(const char* from, const char* name, std::uint64_t offset) const {
+    std::filesystem::copy_file(path(from), path(name), std::filesystem::copy_options::overwrite_existing);
+    std::fstream f(path(name), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(offset));
+    const char was = static_cast<char>(f.get());
+    f.seekp(static_cast<std::streamoff>(offset));
+    f.put(static_cast<char>(~was));
+    return path(name);
+  }
+  std::string read_error(const std::string& file) const {
+    try {
+      index::read_index(file, 3);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
 };
 
 TEST_F(IndexFileTest, RoundTripsAndRefusesTruncatedDamagedAndForeignFiles) {
@@ -245,7 +363,7 @@ TEST_F(IndexFileTest, RoundTripsAndRefusesTruncatedDamagedAndForeignFiles) {
   const index::SuffixIndex built = index::SuffixIndex::build(reference_of(reference_shape(rng, 3)), 2);
   index::write_index(built, path("ref.hymi"));
   ASSERT_TRUE(index::is_index_file(path("ref.hymi")));
-  const index::SuffixIndex read = index::read_index(path("ref.hymi"));
+  const index::SuffixIndex read = index::read_index(path("ref.hymi"), 2);
   EXPECT_EQ(read.text(), built.text());
   EXPECT_EQ(read.reference().names, built.reference().names);
   EXPECT_TRUE(std::equal(read.suffix_array().begin(), read.suffix_array().end(), built.suffix_array().begin(),
@@ -255,7 +373,7 @@ TEST_F(IndexFileTest, RoundTripsAndRefusesTruncatedDamagedAndForeignFiles) {
   std::filesystem::copy_file(path("ref.hymi"), path("short.hymi"));
   std::filesystem::resize_file(path("short.hymi"), size - 100);
   try {
-    index::read_index(path("short.hymi"));
+    index::read_index(path("short.hymi"), 2);
     FAIL() << "a truncated index was read";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
@@ -266,9 +384,42 @@ TEST_F(IndexFileTest, RoundTripsAndRefusesTruncatedDamagedAndForeignFiles) {
     f.seekp(static_cast<std::streamoff>(size / 2));
     f.put('\x7f');
   }
-  EXPECT_THROW(index::read_index(path("damaged.hymi")), InputError);
+  EXPECT_THROW(index::read_index(path("damaged.hymi"), 2), InputError);
   std::ofstream(path("foreign.hymi")) << ">not an index\nACGT\n";
   EXPECT_FALSE(index::is_index_file(path("foreign.hymi")));
+}
+
+// An index of several checksum blocks (8 MiB each) is read on several threads, and a changed byte
+// in any block is caught by that block's checksum.
+TEST_F(IndexFileTest, ChecksEveryBlockOfALargeIndex) {
+  std::mt19937 rng(4);
+  const index::SuffixIndex built =
+      index::SuffixIndex::build(reference_of({random_letters(rng, 900000), random_letters(rng, 1100000)}), 2);
+  index::write_index(built, path("large.hymi"));
+  const auto size = std::filesystem::file_size(path("large.hymi"));
+  ASSERT_GT(size, std::uint64_t{16} << 20) << "fewer than three blocks";
+  const index::SuffixIndex read = index::read_index(path("large.hymi"), 3);
+  EXPECT_EQ(read.text(), built.text());
+  EXPECT_EQ(read.reference().starts, built.reference().starts);
+  EXPECT_TRUE(std::ranges::equal(read.suffix_array(), built.suffix_array()));
+  EXPECT_TRUE(std::ranges::equal(read.buckets(), built.buckets(),
+                                 [](auto a, auto b) { return a.lo == b.lo && a.hi == b.hi; }));
+  for (std::uint64_t offset : {std::uint64_t{1000}, std::uint64_t{9} << 20, size - 1}) {
+    const std::string error = read_error(damaged_copy("large.hymi", "damaged.hymi", offset));
+    EXPECT_NE(error.find("damaged (checksum mismatch)"), std::string::npos) << "byte " << offset << ": " << error;
+  }
+}
+
+TEST_F(IndexFileTest, RefusesAnIndexOfTheFirstFormatVersion) {
+  std::mt19937 rng(6);
+  index::write_index(index::SuffixIndex::build(reference_of(reference_shape(rng, 0)), 1), path("ref.hymi"));
+  const std::string old_version = path("old.hymi");
+  std::filesystem::copy_file(path("ref.hymi"), old_version);
+  std::fstream(old_version, std::ios::in | std::ios::out | std::ios::binary).seekp(7).put('1');
+  ASSERT_TRUE(index::is_index_file(old_version));
+  EXPECT_NE(read_error(old_version).find("index format version 01 is not the one this hyalign reads (02)"),
+            std::string::npos)
+      << read_error(old_version);
 }
 
 }  // namespace

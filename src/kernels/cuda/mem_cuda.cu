@@ -5,23 +5,31 @@
 // item and a chromosome many. A thread looks its seeds up (prefix table, then binary search in the
 // suffix array), extends every occurrence both ways and keeps what the CPU finder keeps (the same
 // uniqueness by dominance, the same per-position search for seeds with many occurrences). It
-// sorts its matches, applies -mum's rule when the item is the whole strand, and packs them into
-// one result array. An item with more than kMatchesPerItem matches is marked and its strand found
-// again on the CPU, so no output depends on a capacity.
+// sorts its matches and applies -mum's rule when the item is the whole strand. An item with more
+// than its slot's kMatchesPerItem is counted, found again at its place in the packed result and
+// sorted there with the other items by a segmented radix sort, so no output depends on a capacity.
+//
+// A suffix array larger than the GPU's memory is split into pieces at prefix boundaries
+// (index/sa_pieces.hpp) and swapped in turn: first every piece marks the seeds with many
+// occurrences (so each piece takes the whole reference's choice of method), then every piece finds
+// its matches, merged on the host.
 //
 // The work is memory-latency bound (every seed is a few dependent random reads of the index), so
 // throughput comes from many threads in flight; slices of a take alternate between two streams so
 // that the host packs one slice's results while the GPU works on the next.
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <numeric>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/parallel.hpp"
 #include "engine/devices.hpp"
+#include "index/sa_pieces.hpp"
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/mem_cuda.hpp"
 
@@ -42,10 +50,12 @@ struct Item {
   unsigned whole;       // 1: the strand's only item
 };
 
+// The index with the suffix array rows [row_lo, row_hi) resident (all of them, or one piece).
 struct DeviceIndex {
   const unsigned char* text;
   unsigned long long length;
-  const unsigned* sa;
+  const unsigned* sa;  // row r is sa[r - row_lo]
+  unsigned row_lo, row_hi;
   const uint2* buckets;  // SaInterval {lo, hi} per prefix code
   unsigned prefix_letters;
 };
@@ -54,6 +64,7 @@ struct DeviceParams {
   int kind;  // MemKind
   unsigned min_length, seed_length, seed_step;
   bool bases_only;
+  bool apply_mum;  // -mum's rule on whole-strand items (not with pieces: applied after merging)
 };
 
 struct SliceView {
@@ -64,8 +75,11 @@ struct SliceView {
   MemMatch* slots;                // kMatchesPerItem per item
   unsigned char* overflowed;      // per item: more matches than a slot holds
   unsigned long long* counts;     // per item
-  unsigned long long* offsets;    // per item: exclusive prefix sum of the counts
+  unsigned long long* offsets;    // per item and one more: exclusive prefix sum of the counts
   MemMatch* packed;               // every item's matches, in item order
+  unsigned* marks;                // per item, a bit per seed: many occurrences (with pieces)
+  bool marked;                    // the marks are every piece's: use them, do not decide per piece
+  unsigned long long* overflows;  // items marked as overflowed
 };
 
 __device__ __forceinline__ int base_code(unsigned char c) { return index::base_code(static_cast<char>(c)); }
@@ -80,26 +94,41 @@ class ItemFinder {
   __device__ unsigned long long count() const { return count_; }
   __device__ bool full() const { return count_ > capacity_; }
 
-  // Every seed of `item`, until the matches overflow the capacity.
-  __device__ void seeds(const Item& item) {
-    for (unsigned j = item.first_seed; j < item.first_seed + item.seeds && !full(); ++j) seed(j * p_.seed_step);
+  // Every seed of `item`, until the matches overflow the capacity. With `marks` (a bit per seed,
+  // from every piece), whether a seed has many occurrences is taken from them.
+  __device__ void seeds(const Item& item, const unsigned* marks) {
+    for (unsigned j = 0; j < item.seeds && !full(); ++j)
+      seed((item.first_seed + j) * p_.seed_step, marks ? static_cast<int>(*marks >> j & 1u) : -1);
   }
 
-  __device__ void seed(unsigned pos) {
+  // A bit per seed of `item` whose rows lie in this piece and number more than the occurrences
+  // extended one by one.
+  __device__ unsigned repeated_seeds(const Item& item) const {
+    unsigned marks = 0;
+    for (unsigned j = 0; j < item.seeds; ++j) {
+      const unsigned char* letters = q_ + (item.first_seed + j) * p_.seed_step;
+      if (!bases_only_ok(letters, p_.seed_length)) continue;
+      const uint2 rows = find_rows(letters, p_.seed_length);
+      if (rows.y > rows.x && rows.y - rows.x > kMostOccurrencesToExtend) marks |= 1u << j;
+    }
+    return marks;
+  }
+
+  // `repeated`: 1 or 0 from the marks of every piece, -1 to decide from this seed's rows.
+  __device__ void seed(unsigned pos, int repeated) {
     const unsigned k = p_.seed_length;
-    if (p_.bases_only)
-      for (unsigned i = 0; i < k; ++i)
-        if (base_code(q_[pos + i]) < 0) return;
+    if (!bases_only_ok(q_ + pos, k)) return;
     const uint2 rows = find_rows(q_ + pos, k);
-    if (rows.y <= rows.x) return;
-    if (p_.kind != static_cast<int>(MemKind::maxmatch) && rows.y - rows.x > kMostOccurrencesToExtend) {
+    const bool many = repeated < 0 ? rows.y > rows.x && rows.y - rows.x > kMostOccurrencesToExtend : repeated == 1;
+    if (p_.kind != static_cast<int>(MemKind::maxmatch) && many) {
       for (unsigned at = pos + 1 >= p_.seed_step ? pos + 1 - p_.seed_step : 0; at <= pos && !full(); ++at)
         unique_at(at);
       return;
     }
+    if (rows.y <= rows.x) return;
     if (p_.kind == static_cast<int>(MemKind::maxmatch)) {
       for (unsigned row = rows.x; row < rows.y && !full(); ++row) {
-        const unsigned long long t = __ldg(ix_.sa + row);
+        const unsigned long long t = sa_at(row);
         const unsigned left = extend_left(pos, t, p_.seed_step);
         if (left >= p_.seed_step) continue;
         const unsigned length = left + k + extend_right(q_, qlen_, pos + k, t + k);
@@ -110,7 +139,7 @@ class ItemFinder {
     unsigned lefts[kMostOccurrencesToExtend], rights[kMostOccurrencesToExtend];
     const unsigned n = rows.y - rows.x;
     for (unsigned i = 0; i < n; ++i) {
-      const unsigned long long t = __ldg(ix_.sa + rows.x + i);
+      const unsigned long long t = sa_at(rows.x + i);
       lefts[i] = extend_left(pos, t, p_.seed_step);
       rights[i] = k + extend_right(q_, qlen_, pos + k, t + k);
     }
@@ -118,7 +147,7 @@ class ItemFinder {
       if (lefts[i] >= p_.seed_step || lefts[i] + rights[i] < p_.min_length) continue;
       bool dominated = false;  // another occurrence reaching as far both ways: not unique
       for (unsigned j = 0; j < n && !dominated; ++j) dominated = j != i && lefts[j] >= lefts[i] && rights[j] >= rights[i];
-      if (!dominated) emit(__ldg(ix_.sa + rows.x + i) - lefts[i], pos - lefts[i], lefts[i] + rights[i]);
+      if (!dominated) emit(sa_at(rows.x + i) - lefts[i], pos - lefts[i], lefts[i] + rights[i]);
     }
   }
 
@@ -147,26 +176,6 @@ class ItemFinder {
     count_ = kept;
   }
 
-  // Sorts any number of matches in place (heapsort: no extra memory, n log n).
-  __device__ void sort_many() {
-    const auto sift = [&](unsigned long long root, unsigned long long end) {
-      for (unsigned long long child; (child = 2 * root + 1) < end; root = child) {
-        if (child + 1 < end && before(out_[child], out_[child + 1])) ++child;
-        if (!before(out_[root], out_[child])) return;
-        const MemMatch t = out_[root];
-        out_[root] = out_[child];
-        out_[child] = t;
-      }
-    };
-    for (unsigned long long i = count_ / 2; i-- > 0;) sift(i, count_);
-    for (unsigned long long end = count_; end-- > 1;) {
-      const MemMatch t = out_[0];
-      out_[0] = out_[end];
-      out_[end] = t;
-      sift(0, end);
-    }
-  }
-
  private:
   __device__ static bool before(const MemMatch& a, const MemMatch& b) {
     if (a.query_pos != b.query_pos) return a.query_pos < b.query_pos;
@@ -181,6 +190,16 @@ class ItemFinder {
       out_[count_].length = length;
     }
     ++count_;
+  }
+
+  __device__ unsigned long long sa_at(unsigned row) const { return __ldg(ix_.sa + (row - ix_.row_lo)); }
+
+  // With -n, a seed or search must hold only a/c/g/t.
+  __device__ bool bases_only_ok(const unsigned char* letters, unsigned length) const {
+    if (p_.bases_only)
+      for (unsigned i = 0; i < length; ++i)
+        if (base_code(letters[i]) < 0) return false;
+    return true;
   }
 
   __device__ bool letters_match(unsigned char q, unsigned char t) const {
@@ -213,7 +232,7 @@ class ItemFinder {
     unsigned lo = within.x, hi = within.y;
     while (lo < hi) {
       const unsigned mid = lo + (hi - lo) / 2;
-      if (compare_suffix(__ldg(ix_.sa + mid), pattern, length, depth) < 0) lo = mid + 1;
+      if (compare_suffix(sa_at(mid), pattern, length, depth) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -224,14 +243,15 @@ class ItemFinder {
     unsigned lo = first, hi = within.y;
     while (lo < hi) {
       const unsigned mid = lo + (hi - lo) / 2;
-      if (compare_suffix(__ldg(ix_.sa + mid), pattern, length, depth) <= 0) lo = mid + 1;
+      if (compare_suffix(sa_at(mid), pattern, length, depth) <= 0) lo = mid + 1;
       else hi = mid;
     }
     return make_uint2(first, lo);
   }
 
-  // The suffixes that start with pattern[0, length): from the prefix table when its first letters
-  // are a/c/g/t, else by binary search over the whole array (SuffixIndex::find).
+  // The suffixes that start with pattern[0, length) (at least a piece's prefix long), if they lie
+  // in the resident rows: from the prefix table when its first letters are a/c/g/t, else by binary
+  // search over the resident rows (MemFinder::rows_in_piece).
   __device__ uint2 find_rows(const unsigned char* pattern, unsigned length) const {
     const unsigned K = ix_.prefix_letters;
     long long code = length >= K ? 0 : -1;
@@ -239,9 +259,10 @@ class ItemFinder {
       const int c = base_code(pattern[i]);
       code = c < 0 ? -1 : code * 4 + c;
     }
-    if (code < 0) return narrow(make_uint2(0, static_cast<unsigned>(ix_.length)), pattern, length, 0);
+    if (code < 0) return narrow(make_uint2(ix_.row_lo, ix_.row_hi), pattern, length, 0);
     const uint2 bucket = __ldg(ix_.buckets + code);
-    return bucket.y <= bucket.x || length == K ? bucket : narrow(bucket, pattern, length, K);
+    if (bucket.y <= bucket.x || bucket.x < ix_.row_lo || bucket.x >= ix_.row_hi) return make_uint2(0, 0);
+    return length == K ? bucket : narrow(bucket, pattern, length, K);
   }
 
   // MemFinder::find_unique_at: the longest match at query position `pos`, if it is unique,
@@ -257,14 +278,14 @@ class ItemFinder {
     const uint2 rows = find_rows(rest, l);
     if (rows.y <= rows.x) return;
     const unsigned at = insertion_row(rows, rest, rest_length, l);
-    const auto common = [&](unsigned row) { return l + extend_right(rest, rest_length, l, __ldg(ix_.sa + row) + l); };
+    const auto common = [&](unsigned row) { return l + extend_right(rest, rest_length, l, sa_at(row) + l); };
     const unsigned before = at > rows.x ? common(at - 1) : 0, after = at < rows.y ? common(at) : 0;
     if (before == after) return;
     const unsigned row = before > after ? at - 1 : at, length = max(before, after);
     const bool third = before > after ? row > rows.x && common(row - 1) >= length
                                       : row + 1 < rows.y && common(row + 1) >= length;
     if (third) return;
-    const unsigned long long t = __ldg(ix_.sa + row);
+    const unsigned long long t = sa_at(row);
     if (extend_left(pos, t, 1) == 1) return;
     emit(t, pos, length);
   }
@@ -284,6 +305,21 @@ __device__ __forceinline__ const unsigned char* strand_of(const SliceView& s, co
   return s.letters + start;
 }
 
+__device__ __forceinline__ const unsigned* marks_of(const SliceView& s, unsigned item) {
+  return s.marked ? s.marks + item : nullptr;
+}
+
+// With pieces, before any matching: each piece marks the seeds whose rows it holds and that have
+// many occurrences (the host joins the marks of every piece).
+__global__ void __launch_bounds__(kThreadsPerBlock) mark_repeated_seeds(DeviceIndex ix, DeviceParams p, SliceView s) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= s.item_count) return;
+  const Item item = s.items[i];
+  unsigned length;
+  const unsigned char* strand = strand_of(s, item, length);
+  s.marks[i] = ItemFinder(ix, p, strand, length, nullptr, 0).repeated_seeds(item);
+}
+
 // Pass 1: each item's matches into its slot, sorted (and -mum's rule applied when the item is its
 // whole strand); an item with more than a slot holds is marked.
 __global__ void __launch_bounds__(kThreadsPerBlock) find_item_matches(DeviceIndex ix, DeviceParams p, SliceView s) {
@@ -293,10 +329,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock) find_item_matches(DeviceInde
   unsigned length;
   const unsigned char* strand = strand_of(s, item, length);
   ItemFinder finder(ix, p, strand, length, s.slots + static_cast<std::size_t>(i) * kMatchesPerItem, kMatchesPerItem);
-  finder.seeds(item);
+  finder.seeds(item, marks_of(s, i));
   s.overflowed[i] = finder.full();
-  if (finder.full()) return;
-  finder.finish(item.whole && p.kind == static_cast<int>(MemKind::mum));
+  if (finder.full()) {
+    atomicAdd(s.overflows, 1ull);
+    return;
+  }
+  finder.finish(item.whole && p.apply_mum);
   s.counts[i] = finder.count();
 }
 
@@ -308,13 +347,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock) count_overflowed(DeviceIndex
   unsigned length;
   const unsigned char* strand = strand_of(s, item, length);
   ItemFinder finder(ix, p, strand, length, nullptr, ~0ull);
-  finder.seeds(item);
+  finder.seeds(item, marks_of(s, i));
   s.counts[i] = finder.count();
 }
 
 // Pass 3 (after a scan of the counts): every item's matches at its place in `packed`, in item
-// order: copied from the slot, or found again and sorted there. -mum's rule for a marked item is
-// left to the host.
+// order: copied from the slot, or found again there (in seed order: sorted afterwards, and
+// -mum's rule for such an item is left to the host).
 __global__ void __launch_bounds__(kThreadsPerBlock) pack_matches(DeviceIndex ix, DeviceParams p, SliceView s) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= s.item_count) return;
@@ -328,74 +367,209 @@ __global__ void __launch_bounds__(kThreadsPerBlock) pack_matches(DeviceIndex ix,
   unsigned length;
   const unsigned char* strand = strand_of(s, item, length);
   ItemFinder finder(ix, p, strand, length, to, s.counts[i]);
-  finder.seeds(item);
-  finder.sort_many();
+  finder.seeds(item, marks_of(s, i));
+}
+
+// A match as a radix-sortable key in hyalign's order (query position, then reference position,
+// which together fix the length) and its length, and back. Text offsets are below 2^32.
+__global__ void matches_to_keys(const MemMatch* matches, unsigned long long n, unsigned long long* keys,
+                                unsigned* lengths) {
+  for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    keys[i] = static_cast<unsigned long long>(matches[i].query_pos) << 32 | matches[i].ref_pos;
+    lengths[i] = matches[i].length;
+  }
+}
+__global__ void keys_to_matches(const unsigned long long* keys, const unsigned* lengths, unsigned long long n,
+                                MemMatch* matches) {
+  for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    matches[i] = {keys[i] & 0xFFFFFFFFull, static_cast<std::uint32_t>(keys[i] >> 32), lengths[i]};
 }
 
 // A slice of a take: strands [first, end), their items, and the buffers one stream uses for it.
 struct SliceBuffers {
   Stream stream;
-  Event counted, done, kernel_start, kernel_stop;
+  Event counted, kernel_start, kernel_stop;
   PinnedBuffer<unsigned char> letters, overflowed;
-  PinnedBuffer<unsigned long long> starts, counts, total;
+  PinnedBuffer<unsigned long long> starts, counts, totals;
   PinnedBuffer<Item> items;
+  PinnedBuffer<unsigned> marks;
   PinnedBuffer<MemMatch> packed;
-  DeviceBuffer<unsigned char> d_letters, d_overflowed, d_scan_space;
-  DeviceBuffer<unsigned long long> d_starts, d_counts, d_offsets;
+  DeviceBuffer<unsigned char> d_letters, d_overflowed, d_scan_space, d_sort_space;
+  DeviceBuffer<unsigned long long> d_starts, d_counts, d_offsets, d_overflows, d_keys;
+  DeviceBuffer<unsigned> d_marks, d_lengths;
   DeviceBuffer<Item> d_items;
   DeviceBuffer<MemMatch> d_slots, d_packed;
-  std::size_t first = 0, end = 0, item_count = 0;
+  std::size_t first = 0, end = 0, item_count = 0, number = 0;  // number: the slice's place in its take
   bool busy = false;
 
-  SliceView view() {
+  SliceView view(bool marked) {
     return {d_letters.ptr, d_starts.ptr, d_items.ptr, static_cast<unsigned>(item_count), d_slots.ptr,
-            d_overflowed.ptr, d_counts.ptr, d_offsets.ptr, d_packed.ptr};
+            d_overflowed.ptr, d_counts.ptr, d_offsets.ptr, d_packed.ptr, d_marks.ptr, marked, d_overflows.ptr};
   }
   unsigned blocks() const { return static_cast<unsigned>((item_count + kThreadsPerBlock - 1) / kThreadsPerBlock); }
 };
 
+// Grows a buffer by half again when it must grow: a slice's matches vary, and every reallocation
+// waits for the device.
+template <typename Buffer>
+void reserve_with_room(Buffer& buffer, std::size_t n) {
+  if (n > buffer.size) buffer.reserve(n + n / 2);
+}
+
+// Copies on a few threads: one thread's copy of a slice would hold the GPU up.
+template <typename T>
+void copy_in_parallel(const T* from, std::size_t n, T* to) {
+  constexpr std::size_t kCopyThreads = 4;
+  parallel_for(kCopyThreads, kCopyThreads, [&](std::size_t part, unsigned) {
+    const std::size_t begin = n * part / kCopyThreads, end = n * (part + 1) / kCopyThreads;
+    std::copy(from + begin, from + end, to + begin);
+  });
+}
+
+// Device memory a kernel takes beside the index: two slices' buffers (letters, starts, items,
+// counts, offsets, marks, flags, slots, and packed matches counted at a slot's worth, though they
+// grow with a slice's matches) and room for the runtime.
+constexpr std::size_t kBytesBesideIndex =
+    2 * (kLettersPerSlice + kItemsPerSlice * (3 * sizeof(unsigned long long) + sizeof(Item) + sizeof(unsigned) + 1 +
+                                              2 * kMatchesPerItem * sizeof(MemMatch))) +
+    (std::size_t{1} << 28);
+// A suffix array in more pieces than this would spend more time swapped in than searched.
+constexpr std::size_t kMostPieces = 64;
+
+std::size_t bytes_beside_suffix_array(const index::SuffixIndex& index) {
+  return index.text().size() + index.buckets().size_bytes() + kBytesBesideIndex;
+}
+
+// What a kernel may take on GPU `gpu`: what it has free, or less when the user says so.
+std::size_t usable_bytes(std::size_t free_bytes, std::size_t memory_limit) {
+  return memory_limit ? std::min(free_bytes, memory_limit) : free_bytes;
+}
+
 class MemGpuKernel final : public MemKernel {
  public:
-  MemGpuKernel(int device, const index::SuffixIndex& index, MemParams params)
-      : device_(current_device(device)), finder_(index, params), params_(params) {
+  MemGpuKernel(int device, const index::SuffixIndex& index, MemParams params, std::size_t memory_limit)
+      : device_(current_device(device)), index_(index), finder_(index, params), params_(params) {
     name_ = engine::use_gpu(device);
+    split_suffix_array(memory_limit);
     const std::string_view text = index.text();
     text_.upload(reinterpret_cast<const unsigned char*>(text.data()), text.size());
-    sa_.upload(index.suffix_array().data(), index.suffix_array().size());
     const auto buckets = index.buckets();
     std::vector<uint2> table(buckets.size());
     for (std::size_t i = 0; i < buckets.size(); ++i) table[i] = make_uint2(buckets[i].lo, buckets[i].hi);
     buckets_.upload(table);
-    ix_ = {text_.ptr, text.size(), sa_.ptr, buckets_.ptr, index.prefix_letters()};
+    ix_ = {text_.ptr, text.size(), nullptr, 0, 0, buckets_.ptr, index.prefix_letters()};
+    use_piece(0);
     p_ = {static_cast<int>(params.kind), params.min_length, finder_.seed_length(), finder_.seed_step(),
-          params.bases_only};
+          params.bases_only, params.kind == MemKind::mum && pieces_.size() == 1};
   }
+
+  ~MemGpuKernel() override {
+    if (registered_sa_) cudaHostUnregister(registered_sa_);
+  }
+  MemGpuKernel(const MemGpuKernel&) = delete;
+  MemGpuKernel& operator=(const MemGpuKernel&) = delete;
 
   std::string_view name() const override { return name_; }
   double device_seconds() const override { return kernel_seconds_; }
 
   void find(const StrandSet& strands, std::size_t first, std::size_t count, StrandMatches& out) override {
     check(cudaSetDevice(device_), "cudaSetDevice");
-    std::size_t next = first;
-    const std::size_t end = first + count;
-    // Slices alternate between the two buffer sets; results are collected in launch order.
-    for (int turn = 0; next < end || slices_[0].busy || slices_[1].busy; turn ^= 1) {
-      SliceBuffers& s = slices_[turn];
-      if (s.busy) collect(s, out);
-      if (next < end && !fits_a_slice(strands.starts[next + 1] - strands.starts[next])) {
-        // A strand too long for a slice (letters or work items) is found on the CPU, after the
-        // strands before it.
-        if (slices_[turn ^ 1].busy) collect(slices_[turn ^ 1], out);
-        find_on_cpu(finder_, strands, next++, 1, out);
-        continue;
-      }
-      if (next < end) next = launch(s, strands, next, end);
+    const std::size_t matches_before = out.matches.size();
+    reserve_matches(strands, first, count, out);
+    if (pieces_.size() == 1) {
+      run_slices(strands, first, count, Pass::find, out, true);
+    } else {
+      find_in_pieces(strands, first, count, out);
     }
+    matches_seen_ += out.matches.size() - matches_before;
+    letters_seen_ += strands.starts[first + count] - strands.starts[first];
   }
 
  private:
-  // Fills `s` with strands from `next` on (up to a slice's items and letters) and starts the
-  // passes that count their matches; returns the first strand it did not take.
+  enum class Pass { mark, find };
+
+  // Pieces of at most what fits beside the text, the table and the slices' buffers.
+  void split_suffix_array(std::size_t memory_limit) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    const std::size_t usable = usable_bytes(free_bytes, memory_limit), beside = bytes_beside_suffix_array(index_);
+    const auto sa = index_.suffix_array();
+    if (usable <= beside) throw std::runtime_error("not enough GPU memory for the index text and buffers");
+    const std::size_t most_rows = (usable - beside) / sizeof(unsigned);
+    pieces_ = sa.size() <= most_rows ? std::vector<index::SaInterval>{{0, static_cast<std::uint32_t>(sa.size())}}
+                                     : index::split_suffix_array(index_, most_rows, finder_.seed_length());
+    std::size_t largest = 0;
+    for (const auto& piece : pieces_) largest = std::max<std::size_t>(largest, piece.size());
+    if (largest > most_rows || pieces_.size() > kMostPieces)
+      throw std::runtime_error("the suffix array does not fit the GPU's memory in " + std::to_string(kMostPieces) +
+                               " pieces");
+    sa_.reserve(largest);
+    if (pieces_.size() == 1) return;
+    name_ += " (suffix array in " + std::to_string(pieces_.size()) + " pieces)";
+    // Pieces are swapped in on every take: from page-locked memory that runs at the link's speed.
+    // Without it (a locked-memory limit) they are copied through the driver's staging buffer.
+    void* host = const_cast<std::uint32_t*>(sa.data());
+    if (cudaHostRegister(host, sa.size_bytes(), cudaHostRegisterDefault) == cudaSuccess) registered_sa_ = host;
+    else cudaGetLastError();  // clears the error: pageable copies work too
+  }
+
+  // Makes piece `p` the resident rows (every kernel on the old piece has finished).
+  void use_piece(std::size_t p) {
+    if (p == resident_) return;
+    const index::SaInterval rows = pieces_[p];
+    check(cudaMemcpy(sa_.ptr, index_.suffix_array().data() + rows.lo, rows.size() * sizeof(unsigned),
+                     cudaMemcpyHostToDevice), "upload");
+    ix_.sa = sa_.ptr;
+    ix_.row_lo = rows.lo;
+    ix_.row_hi = rows.hi;
+    resident_ = p;
+  }
+
+  // Marks from every piece, then every piece's matches, merged. The pieces are visited from the
+  // resident one and back, so each take swaps in all but one twice.
+  void find_in_pieces(const StrandSet& strands, std::size_t first, std::size_t count, StrandMatches& out) {
+    std::vector<std::size_t> order(pieces_.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(resident_), order.end());
+    marks_.clear();
+    if (params_.kind != MemKind::maxmatch)
+      for (std::size_t p : order) {
+        use_piece(p);
+        run_slices(strands, first, count, Pass::mark, out, false);
+      }
+    std::vector<StrandMatches> found(pieces_.size());
+    for (auto p = order.rbegin(); p != order.rend(); ++p) {
+      use_piece(*p);
+      found[*p].first = first;
+      run_slices(strands, first, count, Pass::find, found[*p], p == order.rbegin());
+    }
+    merge_piece_matches(found, params_.kind, out);
+  }
+
+  // One pass over strands [first, first + count) in slices on the two streams. A strand too long
+  // for a slice is found on the CPU (with the whole index) when `cpu_long` is set, else left
+  // empty (with pieces, one pass finds it).
+  void run_slices(const StrandSet& strands, std::size_t first, std::size_t count, Pass pass, StrandMatches& out,
+                  bool cpu_long) {
+    std::size_t next = first, number = 0;
+    const std::size_t end = first + count;
+    for (int turn = 0; next < end || slices_[0].busy || slices_[1].busy; turn ^= 1) {
+      SliceBuffers& s = slices_[turn];
+      if (s.busy) collect(s, pass, out);
+      if (next < end && !fits_a_slice(strands.starts[next + 1] - strands.starts[next])) {
+        // After the strands before it.
+        if (slices_[turn ^ 1].busy) collect(slices_[turn ^ 1], pass, out);
+        if (pass == Pass::find) {
+          if (cpu_long) find_on_cpu(finder_, strands, next, 1, out);
+          else out.offsets.push_back(out.matches.size());
+        }
+        ++next;
+        continue;
+      }
+      if (next < end) next = launch(s, strands, next, end, pass, number++);
+    }
+  }
+
   // Seeds and work items of a strand of `length` letters.
   std::uint64_t seeds_of(std::uint64_t length) const {
     return length >= p_.seed_length ? (length - p_.seed_length) / p_.seed_step + 1 : 0;
@@ -405,8 +579,22 @@ class MemGpuKernel final : public MemKernel {
     return length <= kLettersPerSlice && items_of(seeds_of(length)) <= kItemsPerSlice;
   }
 
-  std::size_t launch(SliceBuffers& s, const StrandSet& strands, std::size_t next, std::size_t end) {
+  // Reserves room for the matches of a take, from the matches per letter so far: growing a
+  // vector of hundreds of megabytes copies it.
+  void reserve_matches(const StrandSet& strands, std::size_t first, std::size_t count, StrandMatches& out) const {
+    if (letters_seen_ == 0) return;
+    const double letters = static_cast<double>(strands.starts[first + count] - strands.starts[first]);
+    const double expected = letters * static_cast<double>(matches_seen_) / static_cast<double>(letters_seen_);
+    out.matches.reserve(out.matches.size() + static_cast<std::size_t>(expected * 1.1));
+    out.offsets.reserve(out.offsets.size() + count);
+  }
+
+  // Fills `s` with strands from `next` on (up to a slice's items and letters), uploads them and
+  // starts the slice's pass; returns the first strand it did not take.
+  std::size_t launch(SliceBuffers& s, const StrandSet& strands, std::size_t next, std::size_t end, Pass pass,
+                     std::size_t number) {
     s.first = next;
+    s.number = number;
     s.items.reserve(kItemsPerSlice);
     s.starts.reserve(kItemsPerSlice + 1);
     std::size_t items = 0;
@@ -429,13 +617,7 @@ class MemGpuKernel final : public MemKernel {
     const std::size_t strand_count = s.end - s.first, letters = strands.starts[s.end] - base;
     s.starts.ptr[strand_count] = letters;
     s.letters.reserve(kLettersPerSlice);
-    // Into pinned memory on a few threads: one thread's copy would hold the GPU up.
-    constexpr std::size_t kCopyThreads = 4;
-    parallel_for(kCopyThreads, kCopyThreads, [&](std::size_t part, unsigned) {
-      const std::size_t from = letters * part / kCopyThreads, to = letters * (part + 1) / kCopyThreads;
-      std::copy(strands.letters.begin() + static_cast<std::ptrdiff_t>(base + from),
-                strands.letters.begin() + static_cast<std::ptrdiff_t>(base + to), s.letters.ptr + from);
-    });
+    copy_in_parallel(reinterpret_cast<const unsigned char*>(strands.letters.data()) + base, letters, s.letters.ptr);
     reserve_buffers(s);
     check(cudaMemcpyAsync(s.d_letters.ptr, s.letters.ptr, letters, cudaMemcpyHostToDevice, s.stream), "upload");
     check(cudaMemcpyAsync(s.d_starts.ptr, s.starts.ptr, (strand_count + 1) * sizeof(unsigned long long),
@@ -443,21 +625,43 @@ class MemGpuKernel final : public MemKernel {
     check(cudaMemcpyAsync(s.d_items.ptr, s.items.ptr, items * sizeof(Item), cudaMemcpyHostToDevice, s.stream), "upload");
     check(cudaEventRecord(s.kernel_start, s.stream), "cudaEventRecord");
     if (items > 0) {
-      find_item_matches<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view());
-      count_overflowed<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view());
-      check(cudaGetLastError(), "kernel launch");
-      std::size_t space = s.d_scan_space.size;
-      check(cub::DeviceScan::ExclusiveSum(s.d_scan_space.ptr, space, s.d_counts.ptr, s.d_offsets.ptr,
-                                          static_cast<int>(items), s.stream), "scan");
-      // The total: the last offset plus the last count.
-      check(cudaMemcpyAsync(s.total.ptr, s.d_offsets.ptr + items - 1, sizeof(unsigned long long),
-                            cudaMemcpyDeviceToHost, s.stream), "download");
-      check(cudaMemcpyAsync(s.total.ptr + 1, s.d_counts.ptr + items - 1, sizeof(unsigned long long),
-                            cudaMemcpyDeviceToHost, s.stream), "download");
+      if (pass == Pass::mark) start_marking(s);
+      else start_finding(s);
     }
     check(cudaEventRecord(s.counted, s.stream), "cudaEventRecord");
     s.busy = true;
     return next;
+  }
+
+  void start_marking(SliceBuffers& s) {
+    mark_repeated_seeds<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(false));
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaEventRecord(s.kernel_stop, s.stream), "cudaEventRecord");
+    check(cudaMemcpyAsync(s.marks.ptr, s.d_marks.ptr, s.item_count * sizeof(unsigned), cudaMemcpyDeviceToHost,
+                          s.stream), "download");
+  }
+
+  // Passes 1 and 2 and the scan; the total is downloaded with the count of overflowed items.
+  void start_finding(SliceBuffers& s) {
+    const std::size_t items = s.item_count;
+    const bool marked = !marks_.empty();
+    if (marked) {
+      std::copy_n(marks_[s.number].data(), items, s.marks.ptr);
+      check(cudaMemcpyAsync(s.d_marks.ptr, s.marks.ptr, items * sizeof(unsigned), cudaMemcpyHostToDevice, s.stream),
+            "upload");
+    }
+    check(cudaMemsetAsync(s.d_overflows.ptr, 0, sizeof(unsigned long long), s.stream), "memset");
+    check(cudaMemsetAsync(s.d_counts.ptr + items, 0, sizeof(unsigned long long), s.stream), "memset");
+    find_item_matches<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(marked));
+    count_overflowed<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(marked));
+    check(cudaGetLastError(), "kernel launch");
+    std::size_t space = s.d_scan_space.size;
+    check(cub::DeviceScan::ExclusiveSum(s.d_scan_space.ptr, space, s.d_counts.ptr, s.d_offsets.ptr,
+                                        static_cast<int>(items + 1), s.stream), "scan");
+    check(cudaMemcpyAsync(s.totals.ptr, s.d_offsets.ptr + items, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                          s.stream), "download");
+    check(cudaMemcpyAsync(s.totals.ptr + 1, s.d_overflows.ptr, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                          s.stream), "download");
   }
 
   void reserve_buffers(SliceBuffers& s) {
@@ -466,30 +670,48 @@ class MemGpuKernel final : public MemKernel {
     s.d_items.reserve(kItemsPerSlice);
     s.d_slots.reserve(kItemsPerSlice * kMatchesPerItem);
     s.d_overflowed.reserve(kItemsPerSlice);
-    s.d_counts.reserve(kItemsPerSlice);
-    s.d_offsets.reserve(kItemsPerSlice);
+    s.d_counts.reserve(kItemsPerSlice + 1);
+    s.d_offsets.reserve(kItemsPerSlice + 1);
+    s.d_overflows.reserve(1);
+    s.d_marks.reserve(kItemsPerSlice);
+    s.marks.reserve(kItemsPerSlice);
     s.overflowed.reserve(kItemsPerSlice);
     s.counts.reserve(kItemsPerSlice);
-    s.total.reserve(2);
+    s.totals.reserve(2);
     if (s.d_scan_space.size == 0) {
       std::size_t space = 0;
       check(cub::DeviceScan::ExclusiveSum(nullptr, space, s.d_counts.ptr, s.d_offsets.ptr,
-                                          static_cast<int>(kItemsPerSlice), s.stream), "scan");
+                                          static_cast<int>(kItemsPerSlice + 1), s.stream), "scan");
       s.d_scan_space.reserve(space);
     }
   }
 
-  // Places every item's matches once their total is known, downloads them and appends the
-  // slice's strands to `out`.
-  void collect(SliceBuffers& s, StrandMatches& out) {
+  void collect(SliceBuffers& s, Pass pass, StrandMatches& out) {
     check(cudaEventSynchronize(s.counted), "kernel");
     s.busy = false;
-    const std::size_t total = s.item_count ? s.total.ptr[0] + s.total.ptr[1] : 0;
+    if (pass == Pass::mark) collect_marks(s);
+    else collect_matches(s, out);
+  }
+
+  // Joins this piece's marks of the slice's seeds to the other pieces'.
+  void collect_marks(SliceBuffers& s) {
+    if (marks_.size() <= s.number) marks_.resize(s.number + 1);
+    std::vector<unsigned>& marks = marks_[s.number];
+    marks.resize(s.item_count, 0);
+    for (std::size_t i = 0; i < s.item_count; ++i) marks[i] |= s.marks.ptr[i];
+    add_kernel_time(s);
+  }
+
+  // Places every item's matches once their total is known, sorts the items that overflowed their
+  // slots, downloads the matches and appends the slice's strands to `out`.
+  void collect_matches(SliceBuffers& s, StrandMatches& out) {
+    const std::size_t total = s.item_count ? s.totals.ptr[0] : 0;
     if (s.item_count > 0) {
-      s.d_packed.reserve(total);
-      s.packed.reserve(total);
-      pack_matches<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view());
+      reserve_with_room(s.d_packed, total);
+      reserve_with_room(s.packed, total);
+      pack_matches<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(!marks_.empty()));
       check(cudaGetLastError(), "kernel launch");
+      if (s.totals.ptr[1] > 0) sort_items(s, total);  // overflowed items are found in seed order
       check(cudaEventRecord(s.kernel_stop, s.stream), "cudaEventRecord");
       check(cudaMemcpyAsync(s.counts.ptr, s.d_counts.ptr, s.item_count * sizeof(unsigned long long),
                             cudaMemcpyDeviceToHost, s.stream), "download");
@@ -498,25 +720,58 @@ class MemGpuKernel final : public MemKernel {
       check(cudaMemcpyAsync(s.packed.ptr, s.d_packed.ptr, total * sizeof(MemMatch), cudaMemcpyDeviceToHost, s.stream),
             "download");
       check(cudaStreamSynchronize(s.stream), "kernel");
-      float ms = 0;
-      check(cudaEventElapsedTime(&ms, s.kernel_start, s.kernel_stop), "cudaEventElapsedTime");
-      kernel_seconds_ += ms / 1000.0;
+      add_kernel_time(s);
     }
     const std::size_t base = out.matches.size();
     out.matches.resize(base + total);
-    std::copy_n(s.packed.ptr, total, out.matches.data() + base);
-    // Offsets per strand from the item counts; a strand -mum's rule was not applied to on the GPU
-    // (several items, or a marked one) gets it here.
+    copy_in_parallel(s.packed.ptr, total, out.matches.data() + base);
+    append_offsets(s, base, out);
+  }
+
+  // Every item's matches sorted in place (items found again are in seed order): a segmented radix
+  // sort on (query position, reference position) keys.
+  void sort_items(SliceBuffers& s, std::size_t total) {
+    if (total > (std::size_t{1} << 31)) throw std::runtime_error("more matches in one slice than a sort takes");
+    reserve_with_room(s.d_keys, 2 * total);
+    reserve_with_room(s.d_lengths, 2 * total);
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((total + 255) / 256, 4096));
+    unsigned long long *keys = s.d_keys.ptr, *sorted_keys = keys + total;
+    unsigned *lengths = s.d_lengths.ptr, *sorted_lengths = lengths + total;
+    matches_to_keys<<<blocks, 256, 0, s.stream>>>(s.d_packed.ptr, total, keys, lengths);
+    check(cudaGetLastError(), "kernel launch");
+    const auto items = static_cast<std::int64_t>(s.item_count);
+    std::size_t space = 0;
+    check(cub::DeviceSegmentedSort::SortPairs(nullptr, space, keys, sorted_keys, lengths, sorted_lengths,
+                                              static_cast<std::int64_t>(total), items, s.d_offsets.ptr,
+                                              s.d_offsets.ptr + 1, s.stream), "sort");
+    reserve_with_room(s.d_sort_space, space);
+    check(cub::DeviceSegmentedSort::SortPairs(s.d_sort_space.ptr, space, keys, sorted_keys, lengths, sorted_lengths,
+                                              static_cast<std::int64_t>(total), items, s.d_offsets.ptr,
+                                              s.d_offsets.ptr + 1, s.stream), "sort");
+    keys_to_matches<<<blocks, 256, 0, s.stream>>>(sorted_keys, sorted_lengths, total, s.d_packed.ptr);
+    check(cudaGetLastError(), "kernel launch");
+  }
+
+  void add_kernel_time(SliceBuffers& s) {
+    if (s.item_count == 0) return;
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, s.kernel_start, s.kernel_stop), "cudaEventElapsedTime");
+    kernel_seconds_ += ms / 1000.0;
+  }
+
+  // Offsets per strand from the item counts; a strand -mum's rule was not applied to on the GPU
+  // (several items, or an overflowed one) gets it here, unless pieces are merged later.
+  void append_offsets(const SliceBuffers& s, std::size_t base, StrandMatches& out) const {
     bool host_mum = false;
     std::size_t item = 0, end_of_strand = base;
     for (std::size_t strand = 0; strand < s.end - s.first; ++strand) {
       std::size_t pieces = 0;
-      bool marked = false;
+      bool overflowed = false;
       for (; item < s.item_count && s.items.ptr[item].strand == strand; ++item, ++pieces) {
         end_of_strand += s.counts.ptr[item];
-        marked = marked || s.overflowed.ptr[item];
+        overflowed = overflowed || s.overflowed.ptr[item];
       }
-      host_mum = host_mum || (params_.kind == MemKind::mum && (pieces > 1 || marked));
+      host_mum = host_mum || (p_.apply_mum && (pieces > 1 || overflowed));
       out.offsets.push_back(end_of_strand);
     }
     if (host_mum) apply_mum_rule(out, out.offsets.size() - 1 - (s.end - s.first));
@@ -540,39 +795,45 @@ class MemGpuKernel final : public MemKernel {
   }
 
   int device_;
+  const index::SuffixIndex& index_;
   MemFinder finder_;  // strands the GPU leaves to the CPU
   MemParams params_;
   std::string name_;
   DeviceBuffer<unsigned char> text_;
-  DeviceBuffer<unsigned> sa_;
+  DeviceBuffer<unsigned> sa_;  // the resident piece
   DeviceBuffer<uint2> buckets_;
+  std::vector<index::SaInterval> pieces_;
+  void* registered_sa_ = nullptr;  // the host suffix array, page-locked while pieces are swapped
+  std::size_t resident_ = SIZE_MAX;
+  std::vector<std::vector<unsigned>> marks_;  // per slice of a take, per item: every piece's marks
   DeviceIndex ix_{};
   DeviceParams p_{};
   SliceBuffers slices_[2];
   double kernel_seconds_ = 0;
+  std::size_t matches_seen_ = 0, letters_seen_ = 0;
 };
-
-// Device memory a kernel takes beside the index: two slices' buffers (letters, starts, items,
-// counts, offsets, marks, slots, and packed matches counted at a slot's worth, though they grow
-// with a slice's matches) and room for the runtime.
-constexpr std::size_t kBytesBesideIndex =
-    2 * (kLettersPerSlice + kItemsPerSlice * (3 * sizeof(unsigned long long) + sizeof(Item) + 1 +
-                                              2 * kMatchesPerItem * sizeof(MemMatch))) +
-    (std::size_t{1} << 28);
 
 }  // namespace
 
-std::string mem_gpu_unsupported_reason(const index::SuffixIndex& index) {
-  const std::size_t needed = index.bytes() + kBytesBesideIndex;
+std::size_t mem_gpu_bytes_beside_suffix_array(const index::SuffixIndex& index) {
+  return bytes_beside_suffix_array(index);
+}
+
+std::string mem_gpu_unsupported_reason(const index::SuffixIndex& index, std::size_t memory_limit) {
+  const std::size_t beside = bytes_beside_suffix_array(index);
+  const std::size_t needed = beside + index.suffix_array().size_bytes() / kMostPieces;
   for (const engine::GpuInfo& gpu : engine::usable_gpus())
-    if (gpu.free_bytes < needed)
-      return "the index needs " + std::to_string(needed >> 20) + " MiB of GPU memory and gpu" +
-             std::to_string(gpu.index) + " has " + std::to_string(gpu.free_bytes >> 20) + " MiB free";
+    if (usable_bytes(gpu.free_bytes, memory_limit) < needed)
+      return "the index needs at least " + std::to_string(needed >> 20) + " MiB of GPU memory (its suffix array in " +
+             std::to_string(kMostPieces) + " pieces) and gpu" + std::to_string(gpu.index) + " has " +
+             std::to_string(usable_bytes(gpu.free_bytes, memory_limit) >> 20) + " MiB" +
+             (memory_limit ? " within --gpu-memory" : " free");
   return "";
 }
 
-std::unique_ptr<MemKernel> make_mem_gpu_kernel(int device, const index::SuffixIndex& index, MemParams params) {
-  return std::make_unique<MemGpuKernel>(device, index, params);
+std::unique_ptr<MemKernel> make_mem_gpu_kernel(int device, const index::SuffixIndex& index, MemParams params,
+                                               std::size_t memory_limit) {
+  return std::make_unique<MemGpuKernel>(device, index, params, memory_limit);
 }
 
 }  // namespace hyalign::kernels::cuda

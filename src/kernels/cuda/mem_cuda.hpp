@@ -1,5 +1,6 @@
 #pragma once
 // Maximal exact matches on a GPU, behind the same MemKernel interface as the CPU finder.
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -7,12 +8,20 @@
 
 namespace hyalign::kernels::cuda {
 
-// Why the GPUs cannot take this index ("" when every usable GPU has room for it and the buffers).
-std::string mem_gpu_unsupported_reason(const index::SuffixIndex& index);
+// Device memory a kernel needs besides the suffix array: the text, the prefix table, and the
+// buffers of its slices of work.
+std::size_t mem_gpu_bytes_beside_suffix_array(const index::SuffixIndex& index);
 
-// One kernel per GPU, holding the whole index (text, suffix array, prefix table) in device memory.
-// Throws (std::runtime_error) when the index does not fit or the GPU fails; so does find(), after
-// which the caller finds those strands elsewhere (make_mem_kernel_with_fallback).
-std::unique_ptr<MemKernel> make_mem_gpu_kernel(int device, const index::SuffixIndex& index, MemParams params);
+// Why the GPUs cannot take this index ("" when every usable GPU has room for it, its suffix array
+// in at most a few dozen pieces). `memory_limit` (bytes, 0: none) caps what a kernel may take.
+std::string mem_gpu_unsupported_reason(const index::SuffixIndex& index, std::size_t memory_limit);
+
+// One kernel per GPU, holding the text and prefix table in device memory with the suffix array
+// whole, or in pieces swapped in turn when it does not fit (in what the GPU has free, or in
+// `memory_limit` bytes when that is less; 0: no limit). Throws (std::runtime_error) when even
+// pieces do not fit or the GPU fails; so does find(), after which the caller finds those strands
+// elsewhere (make_mem_kernel_with_fallback).
+std::unique_ptr<MemKernel> make_mem_gpu_kernel(int device, const index::SuffixIndex& index, MemParams params,
+                                               std::size_t memory_limit = 0);
 
 }  // namespace hyalign::kernels::cuda
