@@ -270,11 +270,12 @@ std::size_t gpu_memory_for_pieces(const index::SuffixIndex& idx, std::size_t pie
 }
 
 // Seeds of a few letters cut the array only where its first letters change (a quarter of it per
-// letter): pieces of a fifth are asked for from -l 5 on.
+// letter), and the homopolymer reference's poly-a rows are a fifth of it: pieces of a third are
+// asked for from -l 5 on.
 TEST_F(MemGpu, GpuKernelOverSuffixArrayPiecesEqualsTheDefinition) {
   bool split = false;
   expect_kernels_equal_definition([&](const index::SuffixIndex& idx, const MemParams& params) {
-    const std::size_t memory = params.min_length >= 5 ? gpu_memory_for_pieces(idx, 5) : 0;
+    const std::size_t memory = params.min_length >= 5 ? gpu_memory_for_pieces(idx, 3) : 0;
     auto kernel = kernels::cuda::make_mem_gpu_kernel(engine::usable_gpus().front().index, idx, params, memory);
     split = split || kernel->name().find("pieces") != std::string_view::npos;
     return kernel;
