@@ -246,7 +246,9 @@ TEST(SuffixArrayPieces, CoverTheArrayAndNeverSplitAPatternsRows) {
                                           [&](const auto& p) { return p.lo <= found.lo && found.hi <= p.hi; });
           ASSERT_TRUE(in_one) << "shape " << shape << " prefix " << prefix_length << " most rows " << most_rows;
         }
-        if (prefix_length == 8 && most_rows == 17) EXPECT_GT(pieces.size(), 2u) << "shape " << shape;
+        if (prefix_length == 8 && most_rows == 17) {
+          EXPECT_GT(pieces.size(), 2u) << "shape " << shape;
+        }
       }
   }
 }
