@@ -2,13 +2,11 @@
 
 #include <divsufsort.h>
 #include <divsufsort64.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "core/parallel.hpp"
@@ -22,8 +20,6 @@ namespace {
 unsigned prefix_letters_for(std::size_t text_length) {
   return static_cast<unsigned>(std::clamp(std::round(log4_of_length(text_length)), 1.0, 12.0));
 }
-
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 LargeArray<std::uint32_t> build_suffix_array(const std::string& text) {
   const std::size_t n = text.size();
@@ -63,30 +59,6 @@ void raise_to(std::atomic_ref<std::uint32_t> slot, std::uint32_t value) {
 }
 
 }  // namespace
-
-void* allocate_large(std::size_t bytes) {
-  if (bytes < kHugePage) {
-    void* memory = std::malloc(std::max<std::size_t>(bytes, 1));
-    if (memory == nullptr) throw std::bad_alloc();
-    return memory;
-  }
-  if (bytes > SIZE_MAX - kHugePage) throw std::bad_alloc();
-  const std::size_t pages_bytes = (bytes + kHugePage - 1) / kHugePage * kHugePage;  // aligned_alloc's rule
-  void* memory = std::aligned_alloc(kHugePage, pages_bytes);
-  if (memory == nullptr) throw std::bad_alloc();
-  advise_huge_pages(memory, pages_bytes);
-  return memory;
-}
-
-void free_large(void* memory) noexcept { std::free(memory); }
-
-void advise_huge_pages(void* memory, std::size_t bytes) noexcept {
-#ifdef MADV_HUGEPAGE
-  const auto first = (reinterpret_cast<std::uintptr_t>(memory) + kHugePage - 1) / kHugePage * kHugePage;
-  const auto end = (reinterpret_cast<std::uintptr_t>(memory) + bytes) / kHugePage * kHugePage;
-  if (first < end) madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
-#endif
-}
 
 SuffixIndex SuffixIndex::build(ReferenceText reference, unsigned threads) {
   SuffixIndex index;

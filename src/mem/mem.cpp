@@ -174,11 +174,10 @@ void format_queries(const RecordBatch& batch, const BatchStrands& strands,
 // The text of a whole batch, formatted in parallel blocks into `texts` (whose strings keep their
 // memory from batch to batch); adds the batch to `totals`.
 void format_batch(const RecordBatch& batch, const BatchStrands& strands, const std::vector<kernels::StrandMatches>& found,
-                  const MemOptions& options, const index::ReferenceText& ref, const SectionStyle& style,
-                  std::vector<std::string>& texts, QueryTotals& totals) {
+                  const MemOptions& options, const SectionWriter& writer, std::vector<std::string>& texts,
+                  QueryTotals& totals) {
   constexpr std::size_t kBlock = 2048;
   texts.resize((batch.size() + kBlock - 1) / kBlock);
-  const SectionWriter writer(ref, style);
   parallel_for(texts.size(), options.threads, [&](std::size_t b, unsigned) {
     format_queries(batch, strands, found, b * kBlock, std::min(batch.size(), (b + 1) * kBlock), options.strands,
                    writer, texts[b]);
@@ -202,8 +201,7 @@ struct BatchInFlight {
 // threads they would slow by more than they save (measured on the H100 host's 16 cores).
 // Memory holds about four batches however long the file.
 void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options, bool overlap,
-                      const index::ReferenceText& ref, const SectionStyle& style, AtomicOutput& out,
-                      QueryTotals& totals) {
+                      const SectionWriter& writer, AtomicOutput& out, QueryTotals& totals) {
   constexpr std::size_t kBatchLetters = std::size_t{64} << 20;
   RecordBatchReader reader(path, options.threads);
   BatchInFlight flight[2];
@@ -237,7 +235,7 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
       }
     }
     if (pending) {
-      format_batch(previous.records, previous.strands, previous.found, options, ref, style, texts[now], totals);
+      format_batch(previous.records, previous.strands, previous.found, options, writer, texts[now], totals);
       format += clock.lap();
       if (writing.valid()) writing.get();
       write += clock.lap();
@@ -267,8 +265,8 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
 
 // With GPUs, matching is a small part of a run: the CPU's other steps (reading, strands, output,
 // each GPU's host side) are the ones everything waits for, so no CPU worker matches beside a GPU
-// (on the H100 benchmark, 8 CPU workers beside it made --device auto take 1.30x as long as the
-// GPU alone, and none 1.10x); a GPU that fails hands its work to all the cores.
+// (on the H100 benchmark, 8 CPU workers beside it made --device auto take 1.43x as long as the
+// GPU alone); a GPU that fails hands its work to all the cores.
 engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, const index::SuffixIndex& index) {
   engine::WorkShape shape;
   shape.cpu_share_beside_gpus = 0;
@@ -291,12 +289,13 @@ void run_mem(const MemOptions& options) {
   clock.lap();
   auto devices = plan_mem_devices(options, index);
   DeviceMatcher matcher(devices);
-  const SectionStyle style{options.reference_names || index.reference().sequences() > 1,
-                           index.reference().longest_name(), options.show_lengths, options.show_substrings,
-                           options.forward_positions};
+  const SectionWriter writer(index.reference(),
+                             {options.reference_names || index.reference().sequences() > 1,
+                              index.reference().longest_name(), options.show_lengths, options.show_substrings,
+                              options.forward_positions});
   QueryTotals totals;
   for (const std::string& path : options.queries)
-    match_query_file(path, matcher, options, !devices.gpus.empty(), index.reference(), style, out, totals);
+    match_query_file(path, matcher, options, !devices.gpus.empty(), writer, out, totals);
   if (totals.queries == 0) throw InputError(options.queries.front(), "no query sequences");
   if (totals.longest < options.params.min_length)
     log_warning("-l {} is longer than every query (the longest has {} letters): no match can be found",

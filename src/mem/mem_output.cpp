@@ -6,8 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include <sys/mman.h>
-#include <unistd.h>
+#include "core/large_memory.hpp"
 
 namespace hyalign::mem {
 namespace {
@@ -56,26 +55,13 @@ char* write_number(char* to, std::uint64_t value) {
   return to + kWidth;
 }
 
-// Maps the whole pages of [memory, memory + bytes) before they are written.
-void map_ahead(char* memory, std::size_t bytes) {
-#if defined(MADV_HUGEPAGE) && defined(MADV_POPULATE_WRITE)
-  static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  const auto first = (reinterpret_cast<std::uintptr_t>(memory) + page - 1) / page * page;
-  const auto end = (reinterpret_cast<std::uintptr_t>(memory) + bytes) / page * page;
-  if (first >= end) return;
-  // Hints only: a kernel without either (MADV_POPULATE_WRITE came in Linux 5.14) faults as usual.
-  madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
-  madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE);
-#endif
-}
-
 }  // namespace
 
 void size_for_overwrite(std::string& text, std::size_t bytes) {
   if (bytes > text.capacity()) {
     text.clear();  // nothing to copy to the new memory
     text.reserve(bytes);
-    map_ahead(text.data(), bytes);
+    advise_huge_pages_and_map(text.data(), bytes);
   }
   text.resize(bytes);
 }

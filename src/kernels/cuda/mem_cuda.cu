@@ -299,10 +299,11 @@ class ItemFinder {
   unsigned long long count_ = 0;
 };
 
-__device__ __forceinline__ const unsigned char* strand_of(const SliceView& s, const Item& item, unsigned& length) {
+// A finder over `item`'s strand, keeping its first `capacity` matches at `out`.
+__device__ __forceinline__ ItemFinder finder_for(const DeviceIndex& ix, const DeviceParams& p, const SliceView& s,
+                                                 const Item& item, MemMatch* out, unsigned long long capacity) {
   const unsigned long long start = s.starts[item.strand];
-  length = static_cast<unsigned>(s.starts[item.strand + 1] - start);
-  return s.letters + start;
+  return ItemFinder(ix, p, s.letters + start, static_cast<unsigned>(s.starts[item.strand + 1] - start), out, capacity);
 }
 
 __device__ __forceinline__ const unsigned* marks_of(const SliceView& s, unsigned item) {
@@ -315,9 +316,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) mark_repeated_seeds(DeviceIn
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= s.item_count) return;
   const Item item = s.items[i];
-  unsigned length;
-  const unsigned char* strand = strand_of(s, item, length);
-  s.marks[i] = ItemFinder(ix, p, strand, length, nullptr, 0).repeated_seeds(item);
+  s.marks[i] = finder_for(ix, p, s, item, nullptr, 0).repeated_seeds(item);
 }
 
 // Pass 1: each item's matches into its slot, sorted (and -mum's rule applied when the item is its
@@ -326,9 +325,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) find_item_matches(DeviceInde
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= s.item_count) return;
   const Item item = s.items[i];
-  unsigned length;
-  const unsigned char* strand = strand_of(s, item, length);
-  ItemFinder finder(ix, p, strand, length, s.slots + static_cast<std::size_t>(i) * kMatchesPerItem, kMatchesPerItem);
+  ItemFinder finder = finder_for(ix, p, s, item, s.slots + static_cast<std::size_t>(i) * kMatchesPerItem, kMatchesPerItem);
   finder.seeds(item, marks_of(s, i));
   s.overflowed[i] = finder.full();
   if (finder.full()) {
@@ -344,9 +341,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) count_overflowed(DeviceIndex
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= s.item_count || !s.overflowed[i]) return;
   const Item item = s.items[i];
-  unsigned length;
-  const unsigned char* strand = strand_of(s, item, length);
-  ItemFinder finder(ix, p, strand, length, nullptr, ~0ull);
+  ItemFinder finder = finder_for(ix, p, s, item, nullptr, ~0ull);
   finder.seeds(item, marks_of(s, i));
   s.counts[i] = finder.count();
 }
@@ -364,9 +359,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) pack_matches(DeviceIndex ix,
     return;
   }
   const Item item = s.items[i];
-  unsigned length;
-  const unsigned char* strand = strand_of(s, item, length);
-  ItemFinder finder(ix, p, strand, length, to, s.counts[i]);
+  ItemFinder finder = finder_for(ix, p, s, item, to, s.counts[i]);
   finder.seeds(item, marks_of(s, i));
 }
 
@@ -436,9 +429,13 @@ constexpr std::size_t kBytesBesideIndex =
 // A suffix array in more pieces than this would spend more time swapped in than searched.
 constexpr std::size_t kMostPieces = 64;
 
-std::size_t bytes_beside_suffix_array(const index::SuffixIndex& index) {
+}  // namespace
+
+std::size_t mem_gpu_bytes_beside_suffix_array(const index::SuffixIndex& index) {
   return index.text().size() + index.buckets().size_bytes() + kBytesBesideIndex;
 }
+
+namespace {
 
 // What a kernel may take on GPU `gpu`: what it has free, or less when the user says so.
 std::size_t usable_bytes(std::size_t free_bytes, std::size_t memory_limit) {
@@ -492,7 +489,7 @@ class MemGpuKernel final : public MemKernel {
   void split_suffix_array(std::size_t memory_limit) {
     std::size_t free_bytes = 0, total_bytes = 0;
     check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    const std::size_t usable = usable_bytes(free_bytes, memory_limit), beside = bytes_beside_suffix_array(index_);
+    const std::size_t usable = usable_bytes(free_bytes, memory_limit), beside = mem_gpu_bytes_beside_suffix_array(index_);
     const auto sa = index_.suffix_array();
     if (usable <= beside) throw std::runtime_error("not enough GPU memory for the index text and buffers");
     const std::size_t most_rows = (usable - beside) / sizeof(unsigned);
@@ -815,12 +812,9 @@ class MemGpuKernel final : public MemKernel {
 
 }  // namespace
 
-std::size_t mem_gpu_bytes_beside_suffix_array(const index::SuffixIndex& index) {
-  return bytes_beside_suffix_array(index);
-}
 
 std::string mem_gpu_unsupported_reason(const index::SuffixIndex& index, std::size_t memory_limit) {
-  const std::size_t beside = bytes_beside_suffix_array(index);
+  const std::size_t beside = mem_gpu_bytes_beside_suffix_array(index);
   const std::size_t needed = beside + index.suffix_array().size_bytes() / kMostPieces;
   for (const engine::GpuInfo& gpu : engine::usable_gpus())
     if (usable_bytes(gpu.free_bytes, memory_limit) < needed)
