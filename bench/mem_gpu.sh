@@ -33,6 +33,7 @@ for set in "${option_sets[@]}"; do
   declare -A best=()
   for round in $(seq "$rounds"); do
     for device in $devices; do
+      rm -f "out_${tag}_$device.txt"  # replacing a file of gigabytes would time its deletion too
       start=$EPOCHREALTIME
       device_options="--device ${device%@*}"
       [[ $device == *@* ]] && device_options+=" --gpu-memory ${device#*@}"

@@ -5,6 +5,7 @@
 #include <future>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hyalign::engine {
@@ -31,5 +32,34 @@ std::string gpu_unavailable_reason();
 
 // "gpuN (model name)", for logs; also makes `device` the current device of the calling thread.
 std::string use_gpu(int device);
+
+// Bytes on their way to a GPU: page-locked when asked (a GPU copies them at the link's speed,
+// without a staging copy), plain memory without CUDA or where the system refuses to lock more.
+// Grows without keeping its contents.
+class TransferBuffer {
+ public:
+  TransferBuffer() = default;
+  ~TransferBuffer() { release(); }
+  TransferBuffer(TransferBuffer&& other) noexcept { swap(other); }
+  TransferBuffer& operator=(TransferBuffer&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  void resize_for_overwrite(std::size_t bytes, bool page_locked);
+  char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  void swap(TransferBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(capacity_, other.capacity_);
+    std::swap(page_locked_, other.page_locked_);
+  }
+  void release() noexcept;
+  char* data_ = nullptr;
+  std::size_t size_ = 0, capacity_ = 0;
+  bool page_locked_ = false;
+};
 
 }  // namespace hyalign::engine

@@ -1,6 +1,9 @@
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <new>
 #include <stdexcept>
+#include <utility>
 
 #include "engine/devices.hpp"
 
@@ -49,6 +52,31 @@ std::string use_gpu(int device) {
   if (status == cudaSuccess) status = cudaGetDeviceProperties(&prop, device);
   if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA cudaSetDevice: ") + cudaGetErrorString(status));
   return "gpu" + std::to_string(device) + " (" + prop.name + ")";
+}
+
+void TransferBuffer::resize_for_overwrite(std::size_t bytes, bool page_locked) {
+  if (bytes > capacity_ || (page_locked && !page_locked_)) {
+    release();
+    void* memory = nullptr;
+    if (page_locked && cudaMallocHost(&memory, std::max<std::size_t>(bytes, 1)) == cudaSuccess) {
+      page_locked_ = true;
+    } else {
+      cudaGetLastError();  // clears a refusal: plain memory works too
+      memory = ::operator new(std::max<std::size_t>(bytes, 1));
+    }
+    data_ = static_cast<char*>(memory);
+    capacity_ = bytes;
+  }
+  size_ = bytes;
+}
+
+void TransferBuffer::release() noexcept {
+  if (!data_) return;
+  if (page_locked_) cudaFreeHost(data_);
+  else ::operator delete(data_);
+  data_ = nullptr;
+  size_ = capacity_ = 0;
+  page_locked_ = false;
 }
 
 }  // namespace hyalign::engine

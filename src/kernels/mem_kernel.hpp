@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/large_memory.hpp"
 #include "engine/device_kernel.hpp"
 #include "index/suffix_index.hpp"
 
@@ -113,7 +114,7 @@ struct StrandSet {
 struct StrandMatches {
   std::size_t first = 0;
   std::vector<std::uint64_t> offsets{0};
-  std::vector<MemMatch> matches;
+  LargeArray<MemMatch> matches;  // a batch's can take gigabytes: huge pages, and no pass of zeroes on growth
   std::size_t count() const { return offsets.size() - 1; }
   std::span<const MemMatch> of(std::size_t strand) const {
     const std::size_t i = strand - first;

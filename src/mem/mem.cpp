@@ -70,18 +70,18 @@ constexpr auto kComplement = [] {
 }();
 
 // The strands of a batch in print order: each query's forward strand, its reverse complement, or
-// both (forward first), lower-cased.
+// both (forward first), lower-cased; page-locked when GPUs match them.
 struct BatchStrands {
-  std::string letters;
+  engine::TransferBuffer letters;
   std::vector<std::uint64_t> starts;
   unsigned per_query = 1;
-  kernels::StrandSet view() const { return {letters, starts}; }
+  kernels::StrandSet view() const { return {std::string_view(letters.data(), letters.size()), starts}; }
 };
 
 // Whether a query's strand s (0 or 1) is its reverse complement.
 bool is_reverse(Strands which, unsigned s) { return which == Strands::reverse || s == 1; }
 
-void make_strands(const RecordBatch& batch, Strands which, unsigned threads, BatchStrands& out) {
+void make_strands(const RecordBatch& batch, Strands which, unsigned threads, bool for_gpus, BatchStrands& out) {
   out.per_query = which == Strands::both ? 2 : 1;
   const std::size_t queries = batch.size(), per_query = out.per_query;
   out.starts.resize(queries * per_query + 1);
@@ -89,7 +89,7 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, Bat
   for (std::size_t q = 0; q < queries; ++q)
     for (std::size_t s = 0; s < per_query; ++s)
       out.starts[q * per_query + s + 1] = out.starts[q * per_query + s] + batch.length(q);
-  out.letters.resize(out.starts.back());
+  out.letters.resize_for_overwrite(out.starts.back(), for_gpus);
   constexpr std::size_t kBlock = 4096;
   parallel_for((queries + kBlock - 1) / kBlock, threads, [&](std::size_t block, unsigned) {
     for (std::size_t q = block * kBlock; q < std::min(queries, (block + 1) * kBlock); ++q)
@@ -105,10 +105,16 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, Bat
 }
 
 // Every batch's strands matched on the run's devices (the hybrid scheduler hands out tiles of
-// queries); the device reports add up over the batches.
+// queries); the device reports add up over the batches. The devices are made ready (the index
+// copied to each GPU) while the first batch is read.
 class DeviceMatcher {
  public:
-  explicit DeviceMatcher(engine::Devices<kernels::MemKernel>& devices) : devices_(devices) {}
+  explicit DeviceMatcher(std::future<engine::Devices<kernels::MemKernel>> devices) : pending_(std::move(devices)) {}
+
+  engine::Devices<kernels::MemKernel>& devices() {
+    if (pending_.valid()) devices_ = pending_.get();
+    return devices_;
+  }
 
   // The matches of every strand, in pieces sorted by first strand.
   std::vector<kernels::StrandMatches> match(const BatchStrands& strands, std::size_t queries) {
@@ -116,11 +122,12 @@ class DeviceMatcher {
     engine::TileQueue queue(1, 1, queries, kQueriesPerTile);
     std::vector<kernels::StrandMatches> found;
     std::mutex found_mutex;
-    const auto reports = engine::run_workers(devices_.groups, queue, nullptr, [&](std::size_t worker, const engine::WorkTile& tile) {
-      kernels::StrandMatches piece;
+    auto& devices = this->devices();
+    const auto reports = engine::run_workers(devices.groups, queue, nullptr, [&](std::size_t worker, const engine::WorkTile& tile) {
+      kernels::StrandMatches piece = take_spare();
       piece.first = tile.first_query * strands.per_query;
       const std::size_t count = tile.query_count * strands.per_query;
-      devices_.kernel_of_worker[worker]->find(set, piece.first, count, piece);
+      devices.kernel_of_worker[worker]->find(set, piece.first, count, piece);
       const auto letters = static_cast<double>(set.starts[piece.first + count] - set.starts[piece.first]);
       std::lock_guard lock(found_mutex);
       found.push_back(std::move(piece));
@@ -134,10 +141,34 @@ class DeviceMatcher {
   }
   const std::vector<engine::DeviceReport>& reports() const { return reports_; }
 
+  // Takes back a batch's pieces once written, to reuse their memory: a batch's matches can take
+  // gigabytes, and fresh memory costs a page fault per page.
+  void recycle(std::vector<kernels::StrandMatches>& pieces) {
+    std::lock_guard lock(spare_mutex_);
+    for (auto& piece : pieces) spare_.push_back(std::move(piece));
+    pieces.clear();
+    std::sort(spare_.begin(), spare_.end(),
+              [](const auto& a, const auto& b) { return a.matches.capacity() < b.matches.capacity(); });
+  }
+
  private:
+  // An empty piece, with the most memory of those given back.
+  kernels::StrandMatches take_spare() {
+    std::lock_guard lock(spare_mutex_);
+    if (spare_.empty()) return {};
+    kernels::StrandMatches piece = std::move(spare_.back());
+    spare_.pop_back();
+    piece.matches.clear();
+    piece.offsets.assign(1, 0);
+    return piece;
+  }
+
   static constexpr std::size_t kQueriesPerTile = 128;
-  engine::Devices<kernels::MemKernel>& devices_;
+  std::future<engine::Devices<kernels::MemKernel>> pending_;
+  engine::Devices<kernels::MemKernel> devices_;
   std::vector<engine::DeviceReport> reports_;
+  std::mutex spare_mutex_;
+  std::vector<kernels::StrandMatches> spare_;
 };
 
 struct QueryTotals {
@@ -188,6 +219,32 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
   for (const auto& piece : found) totals.matches += piece.matches.size();
 }
 
+// Letters per batch: 64 Mi, fewer where the output runs to many bytes per letter (-maxmatch on a
+// repetitive genome writes 40 and more), so that a batch's text stays near kOutputBytes: memory
+// stays bounded, and reading, matching and writing still overlap in a file of few batches.
+class BatchSizer {
+ public:
+  std::size_t letters() const { return letters_; }
+  void saw(std::size_t batch_letters, std::size_t output_bytes) {
+    if (batch_letters == 0 || output_bytes == 0) return;
+    const double per_letter = static_cast<double>(output_bytes) / static_cast<double>(batch_letters);
+    letters_ = static_cast<std::size_t>(
+        std::clamp(static_cast<double>(kOutputBytes) / per_letter, static_cast<double>(kFewestLetters),
+                   static_cast<double>(kMostLetters)));
+  }
+
+ private:
+  static constexpr std::size_t kMostLetters = std::size_t{64} << 20, kFewestLetters = std::size_t{4} << 20,
+                               kOutputBytes = std::size_t{512} << 20;
+  std::size_t letters_ = kMostLetters;
+};
+
+std::size_t total_size(const std::vector<std::string>& texts) {
+  std::size_t bytes = 0;
+  for (const std::string& text : texts) bytes += text.size();
+  return bytes;
+}
+
 // A batch on its way through: its records, strands, and matches once found.
 struct BatchInFlight {
   RecordBatch records;
@@ -199,10 +256,10 @@ struct BatchInFlight {
 // and the one before written; with `overlap` (GPUs match) also the next batch's strands are made
 // and the one before is formatted. CPU-only runs keep those two out of the matching, whose
 // threads they would slow by more than they save (measured on the H100 host's 16 cores).
-// Memory holds about four batches however long the file.
-void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options, bool overlap,
+// Memory holds about four batches however long the file (BatchSizer).
+void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options,
                       const SectionWriter& writer, AtomicOutput& out, QueryTotals& totals) {
-  constexpr std::size_t kBatchLetters = std::size_t{64} << 20;
+  BatchSizer sizer;
   RecordBatchReader reader(path, options.threads);
   BatchInFlight flight[2];
   RecordBatch next;
@@ -212,18 +269,20 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
   double read = 0, match = 0, format = 0, write = 0;
   Stopwatch clock;
   BatchStrands next_strands;
-  bool more = reader.next(flight[0].records, kBatchLetters), pending = false;
-  if (more) make_strands(flight[0].records, options.strands, options.threads, flight[0].strands);
+  bool more = reader.next(flight[0].records, sizer.letters()), pending = false;
+  if (more) make_strands(flight[0].records, options.strands, options.threads, false, flight[0].strands);
   read += clock.lap();
+  const bool overlap = !matcher.devices().gpus.empty();  // (GPUs match)
+  match += clock.lap();
   for (int now = 0; more || pending; now ^= 1) {
     BatchInFlight &current = flight[now], &previous = flight[now ^ 1];
     std::future<bool> ahead;
     std::future<std::vector<kernels::StrandMatches>> matching;
     if (more) {
       // The next batch is read (and with `overlap` its strands made) while this one is matched.
-      ahead = std::async(std::launch::async, [&] {
-        const bool got = reader.next(next, kBatchLetters);
-        if (got && overlap) make_strands(next, options.strands, options.threads, next_strands);
+      ahead = std::async(std::launch::async, [&, letters = sizer.letters()] {
+        const bool got = reader.next(next, letters);
+        if (got && overlap) make_strands(next, options.strands, options.threads, true, next_strands);
         return got;
       });
       const auto match_current = [&] { return matcher.match(current.strands, current.records.size()); };
@@ -236,6 +295,8 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
     }
     if (pending) {
       format_batch(previous.records, previous.strands, previous.found, options, writer, texts[now], totals);
+      matcher.recycle(previous.found);
+      sizer.saw(previous.records.total_residues(), total_size(texts[now]));
       format += clock.lap();
       if (writing.valid()) writing.get();
       write += clock.lap();
@@ -250,7 +311,7 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
         match += clock.lap();
       }
       more = ahead.get();
-      if (more && !overlap) make_strands(next, options.strands, options.threads, next_strands);
+      if (more && !overlap) make_strands(next, options.strands, options.threads, false, next_strands);
       read += clock.lap();
       std::swap(next, previous.records);
       std::swap(next_strands, previous.strands);
@@ -268,15 +329,18 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
 // (on the H100 benchmark, 8 CPU workers beside it made --device auto take 1.43x as long as the
 // GPU alone); a GPU that fails hands its work to all the cores.
 engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, const index::SuffixIndex& index) {
+  Stopwatch clock;
   engine::WorkShape shape;
   shape.cpu_share_beside_gpus = 0;
-  return engine::plan_devices<kernels::MemKernel>(
+  auto devices = engine::plan_devices<kernels::MemKernel>(
       options.device, options.threads, kernels::cuda::mem_gpu_unsupported_reason(index, options.gpu_memory),
       kernels::make_mem_cpu_kernel(index, options.params),
       [&](int gpu) {
         return kernels::make_mem_kernel_with_fallback(gpu, index, options.params, options.gpu_memory, options.threads);
       },
       shape);
+  if (!devices.gpus.empty()) log_info("devices ready ({:.2f} s: the index copied to each GPU)", clock.lap());
+  return devices;
 }
 
 }  // namespace
@@ -287,15 +351,14 @@ void run_mem(const MemOptions& options) {
   const auto gpus_found = engine::start_gpu_enumeration(options.device);
   const index::SuffixIndex index = load_or_build_index(options.reference, options.threads);
   clock.lap();
-  auto devices = plan_mem_devices(options, index);
-  DeviceMatcher matcher(devices);
+  DeviceMatcher matcher(std::async(std::launch::async, [&] { return plan_mem_devices(options, index); }));
   const SectionWriter writer(index.reference(),
                              {options.reference_names || index.reference().sequences() > 1,
                               index.reference().longest_name(), options.show_lengths, options.show_substrings,
                               options.forward_positions});
   QueryTotals totals;
   for (const std::string& path : options.queries)
-    match_query_file(path, matcher, options, !devices.gpus.empty(), writer, out, totals);
+    match_query_file(path, matcher, options, writer, out, totals);
   if (totals.queries == 0) throw InputError(options.queries.front(), "no query sequences");
   if (totals.longest < options.params.min_length)
     log_warning("-l {} is longer than every query (the longest has {} letters): no match can be found",
@@ -304,6 +367,8 @@ void run_mem(const MemOptions& options) {
   log_info("matched {} queries ({} letters): {} matches ({:.2f} s); peak memory {:.0f} MiB", totals.queries,
            totals.letters, totals.matches, clock.lap(), peak_memory_mib());
   engine::log_device_reports(matcher.reports());
+  for (const auto& gpu : matcher.devices().gpus)
+    log_info("  {}: {:.2f} s in kernels and transfers", gpu->name(), gpu->device_seconds());
   out.commit();
 }
 

@@ -15,8 +15,10 @@
 // its matches, merged on the host.
 //
 // The work is memory-latency bound (every seed is a few dependent random reads of the index), so
-// throughput comes from many threads in flight; slices of a take alternate between two streams so
-// that the host packs one slice's results while the GPU works on the next.
+// throughput comes from many threads in flight and from fewer dependent loads: letters are
+// compared eight at a time, and binary searches skip the letters that both bounds share with the
+// pattern. Slices of a take alternate between two streams so that the host packs one slice's
+// results while the GPU works on the next; strands in page-locked memory are uploaded as they are.
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cuda_runtime.h>
@@ -42,6 +44,9 @@ constexpr unsigned kMostOccurrencesToExtend = 64;  // as the CPU finder
 constexpr unsigned kThreadsPerBlock = 128;
 constexpr std::size_t kItemsPerSlice = std::size_t{1} << 19;
 constexpr std::size_t kLettersPerSlice = std::size_t{1} << 27;
+// Readable bytes after the last letter of the text and of a slice: letters are compared eight at
+// a time, from any offset, as two aligned words. The text's padding is zero (past its end).
+constexpr std::size_t kLetterPadding = 16;
 
 struct Item {
   unsigned strand;      // within the slice
@@ -83,6 +88,26 @@ struct SliceView {
 };
 
 __device__ __forceinline__ int base_code(unsigned char c) { return index::base_code(static_cast<char>(c)); }
+
+// The eight letters from `p` on, the first in the lowest byte, as two aligned loads (the buffers
+// have kLetterPadding bytes after their last letter).
+__device__ __forceinline__ unsigned long long load_letters(const unsigned char* p) {
+  const auto address = reinterpret_cast<unsigned long long>(p);
+  const auto* words = reinterpret_cast<const unsigned long long*>(address & ~7ull);
+  const unsigned shift = static_cast<unsigned>(address & 7) * 8;
+  const unsigned long long low = __ldg(words);
+  return shift == 0 ? low : low >> shift | __ldg(words + 1) << (64 - shift);
+}
+
+// 0xFF in each byte of `letters` that is not a, c, g or t.
+__device__ __forceinline__ unsigned long long not_bases(unsigned long long letters) {
+  const auto half = [](unsigned w) {
+    return ~(__vcmpeq4(w, 0x61616161u) | __vcmpeq4(w, 0x63636363u) | __vcmpeq4(w, 0x67676767u) |
+             __vcmpeq4(w, 0x74747474u));
+  };
+  return static_cast<unsigned long long>(half(static_cast<unsigned>(letters >> 32))) << 32 |
+         half(static_cast<unsigned>(letters));
+}
 
 class ItemFinder {
  public:
@@ -202,51 +227,88 @@ class ItemFinder {
     return true;
   }
 
-  __device__ bool letters_match(unsigned char q, unsigned char t) const {
-    return q == t && (!p_.bases_only || base_code(q) >= 0);
+  // Letters equal from a[0] and b[0] on, at most `most`, eight at a time; with -n a letter other
+  // than a/c/g/t ends the run.
+  __device__ unsigned common_prefix(const unsigned char* a, const unsigned char* b, unsigned most) const {
+    unsigned n = 0;
+    while (n < most) {
+      const unsigned long long x = load_letters(a + n);
+      const unsigned long long differ = (x ^ load_letters(b + n)) | (p_.bases_only ? not_bases(x) : 0);
+      if (differ != 0) return min(most, n + ((__ffsll(static_cast<long long>(differ)) - 1) >> 3));
+      n += 8;
+    }
+    return most;
   }
 
   __device__ unsigned extend_right(const unsigned char* q, unsigned qlen, unsigned from, unsigned long long t) const {
-    unsigned n = 0;
-    while (from + n < qlen && t + n < ix_.length && letters_match(q[from + n], __ldg(ix_.text + t + n))) ++n;
-    return n;
+    if (from >= qlen || t >= ix_.length) return 0;
+    return common_prefix(q + from, ix_.text + t, static_cast<unsigned>(min(static_cast<unsigned long long>(qlen - from), ix_.length - t)));
   }
 
+  // Letters equal before q_[from] and text[t], at most `most`: eight at a time, backwards, where
+  // eight letters before both exist in their buffers, else one at a time.
   __device__ unsigned extend_left(unsigned from, unsigned long long t, unsigned most) const {
+    most = static_cast<unsigned>(min(static_cast<unsigned long long>(min(most, from)), t));
     unsigned n = 0;
-    while (n < most && n < from && n < t && letters_match(q_[from - n - 1], __ldg(ix_.text + t - n - 1))) ++n;
+    while (n + 8 <= most) {
+      const unsigned long long x = load_letters(q_ + from - n - 8);
+      const unsigned long long differ = (x ^ load_letters(ix_.text + t - n - 8)) | (p_.bases_only ? not_bases(x) : 0);
+      if (differ != 0) return n + (__clzll(static_cast<long long>(differ)) >> 3);
+      n += 8;
+    }
+    while (n < most) {
+      const unsigned char q = q_[from - n - 1];
+      if (q != __ldg(ix_.text + t - n - 1) || (p_.bases_only && base_code(q) < 0)) break;
+      ++n;
+    }
     return n;
   }
 
-  // As compare_suffix in index/suffix_index.cpp: the text ends with a separator below every letter.
-  __device__ int compare_suffix(unsigned long long pos, const unsigned char* pattern, unsigned length,
-                                unsigned from) const {
-    for (unsigned i = from; i < length; ++i) {
-      const unsigned char t = pos + i < ix_.length ? __ldg(ix_.text + pos + i) : 0;
-      if (t != pattern[i]) return t < pattern[i] ? -1 : 1;
+  // As compare_suffix in index/suffix_index.cpp (the text ends with a separator below every
+  // letter, and its padding reads as more), from letter `from` on, which both are known to share;
+  // `same` is set to the letters they share (at most `length`).
+  __device__ int compare_suffix(unsigned long long pos, const unsigned char* pattern, unsigned length, unsigned from,
+                                unsigned& same) const {
+    for (unsigned i = from; i < length; i += 8) {
+      const unsigned long long t = load_letters(ix_.text + pos + i), q = load_letters(pattern + i);
+      if (t == q) continue;
+      const unsigned byte = (__ffsll(static_cast<long long>(t ^ q)) - 1) >> 3;
+      if (i + byte >= length) break;
+      same = i + byte;
+      return (t >> 8 * byte & 0xFF) < (q >> 8 * byte & 0xFF) ? -1 : 1;
     }
+    same = length;
     return 0;
   }
 
-  __device__ unsigned insertion_row(uint2 within, const unsigned char* pattern, unsigned length, unsigned depth) const {
-    unsigned lo = within.x, hi = within.y;
+  // Binary searches for the first row in `within` (whose suffixes share `depth` letters with the
+  // pattern) that is not below pattern[0, length) (`upper`: not below or equal). The letters the
+  // pattern shares with the bounds' suffixes are skipped: every row between shares their minimum.
+  __device__ unsigned search_rows(uint2 within, const unsigned char* pattern, unsigned length, unsigned depth,
+                                  bool upper) const {
+    unsigned lo = within.x, hi = within.y, lo_same = depth, hi_same = depth;
     while (lo < hi) {
       const unsigned mid = lo + (hi - lo) / 2;
-      if (compare_suffix(sa_at(mid), pattern, length, depth) < 0) lo = mid + 1;
-      else hi = mid;
+      unsigned same = 0;
+      const int order = compare_suffix(sa_at(mid), pattern, length, min(lo_same, hi_same), same);
+      if (order < 0 || (upper && order == 0)) {
+        lo = mid + 1;
+        lo_same = same;
+      } else {
+        hi = mid;
+        hi_same = same;
+      }
     }
     return lo;
   }
 
+  __device__ unsigned insertion_row(uint2 within, const unsigned char* pattern, unsigned length, unsigned depth) const {
+    return search_rows(within, pattern, length, depth, false);
+  }
+
   __device__ uint2 narrow(uint2 within, const unsigned char* pattern, unsigned length, unsigned depth) const {
     const unsigned first = insertion_row(within, pattern, length, depth);
-    unsigned lo = first, hi = within.y;
-    while (lo < hi) {
-      const unsigned mid = lo + (hi - lo) / 2;
-      if (compare_suffix(sa_at(mid), pattern, length, depth) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return make_uint2(first, lo);
+    return make_uint2(first, search_rows(make_uint2(first, within.y), pattern, length, depth, true));
   }
 
   // The suffixes that start with pattern[0, length) (at least a piece's prefix long), if they lie
@@ -409,6 +471,16 @@ void reserve_with_room(Buffer& buffer, std::size_t n) {
   if (n > buffer.size) buffer.reserve(n + n / 2);
 }
 
+// Whether the GPU can copy from `host` directly (page-locked memory, engine::TransferBuffer).
+bool is_page_locked(const void* host) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
 // Copies on a few threads: one thread's copy of a slice would hold the GPU up.
 template <typename T>
 void copy_in_parallel(const T* from, std::size_t n, T* to) {
@@ -449,7 +521,9 @@ class MemGpuKernel final : public MemKernel {
     name_ = engine::use_gpu(device);
     split_suffix_array(memory_limit);
     const std::string_view text = index.text();
-    text_.upload(reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    text_.reserve(text.size() + kLetterPadding);
+    check(cudaMemcpy(text_.ptr, text.data(), text.size(), cudaMemcpyHostToDevice), "upload");
+    check(cudaMemset(text_.ptr + text.size(), 0, kLetterPadding), "memset");
     const auto buckets = index.buckets();
     std::vector<uint2> table(buckets.size());
     for (std::size_t i = 0; i < buckets.size(); ++i) table[i] = make_uint2(buckets[i].lo, buckets[i].hi);
@@ -613,10 +687,14 @@ class MemGpuKernel final : public MemKernel {
     s.item_count = items;
     const std::size_t strand_count = s.end - s.first, letters = strands.starts[s.end] - base;
     s.starts.ptr[strand_count] = letters;
-    s.letters.reserve(kLettersPerSlice);
-    copy_in_parallel(reinterpret_cast<const unsigned char*>(strands.letters.data()) + base, letters, s.letters.ptr);
+    const unsigned char* from = reinterpret_cast<const unsigned char*>(strands.letters.data()) + base;
+    if (!is_page_locked(from)) {  // copied through the slice's page-locked buffer
+      s.letters.reserve(kLettersPerSlice);
+      copy_in_parallel(from, letters, s.letters.ptr);
+      from = s.letters.ptr;
+    }
     reserve_buffers(s);
-    check(cudaMemcpyAsync(s.d_letters.ptr, s.letters.ptr, letters, cudaMemcpyHostToDevice, s.stream), "upload");
+    check(cudaMemcpyAsync(s.d_letters.ptr, from, letters, cudaMemcpyHostToDevice, s.stream), "upload");
     check(cudaMemcpyAsync(s.d_starts.ptr, s.starts.ptr, (strand_count + 1) * sizeof(unsigned long long),
                           cudaMemcpyHostToDevice, s.stream), "upload");
     check(cudaMemcpyAsync(s.d_items.ptr, s.items.ptr, items * sizeof(Item), cudaMemcpyHostToDevice, s.stream), "upload");
@@ -662,7 +740,7 @@ class MemGpuKernel final : public MemKernel {
   }
 
   void reserve_buffers(SliceBuffers& s) {
-    s.d_letters.reserve(kLettersPerSlice);
+    s.d_letters.reserve(kLettersPerSlice + kLetterPadding);
     s.d_starts.reserve(kItemsPerSlice + 1);
     s.d_items.reserve(kItemsPerSlice);
     s.d_slots.reserve(kItemsPerSlice * kMatchesPerItem);
@@ -720,7 +798,7 @@ class MemGpuKernel final : public MemKernel {
       add_kernel_time(s);
     }
     const std::size_t base = out.matches.size();
-    out.matches.resize(base + total);
+    out.matches.resize(base + total);  // left unset (LargeArray), then written on several threads
     copy_in_parallel(s.packed.ptr, total, out.matches.data() + base);
     append_offsets(s, base, out);
   }
