@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/alphabet.hpp"
+#include "core/large_memory.hpp"
 
 namespace hyalign {
 
@@ -27,7 +28,7 @@ template <typename Residue>
 struct SequenceBatch {
   std::string names;  // concatenated
   std::vector<std::size_t> name_offsets{0};
-  std::vector<Residue> residues;
+  LargeArray<Residue> residues;  // huge pages, and no pass of zeroes on growth: batches run to gigabytes
   std::vector<std::size_t> offsets{0};
   std::vector<std::size_t> ids;  // position in the input
 

@@ -7,6 +7,8 @@
 
 #include "engine/devices.hpp"
 
+#include "core/large_memory.hpp"
+
 namespace hyalign::engine {
 
 namespace {
@@ -62,7 +64,7 @@ void TransferBuffer::resize_for_overwrite(std::size_t bytes, bool page_locked) {
       page_locked_ = true;
     } else {
       cudaGetLastError();  // clears a refusal: plain memory works too
-      memory = ::operator new(std::max<std::size_t>(bytes, 1));
+      memory = allocate_large(bytes);
     }
     data_ = static_cast<char*>(memory);
     capacity_ = bytes;
@@ -73,7 +75,7 @@ void TransferBuffer::resize_for_overwrite(std::size_t bytes, bool page_locked) {
 void TransferBuffer::release() noexcept {
   if (!data_) return;
   if (page_locked_) cudaFreeHost(data_);
-  else ::operator delete(data_);
+  else free_large(data_);
   data_ = nullptr;
   size_ = capacity_ = 0;
   page_locked_ = false;

@@ -1,6 +1,8 @@
 // Built when no CUDA compiler was found: no GPU is ever usable.
 #include "engine/devices.hpp"
 
+#include "core/large_memory.hpp"
+
 #include <algorithm>
 #include <new>
 
@@ -13,14 +15,14 @@ std::string use_gpu(int device) { return "gpu" + std::to_string(device); }
 void TransferBuffer::resize_for_overwrite(std::size_t bytes, bool) {
   if (bytes > capacity_) {
     release();
-    data_ = static_cast<char*>(::operator new(std::max<std::size_t>(bytes, 1)));
+    data_ = static_cast<char*>(allocate_large(bytes));
     capacity_ = bytes;
   }
   size_ = bytes;
 }
 
 void TransferBuffer::release() noexcept {
-  ::operator delete(data_);
+  free_large(data_);
   data_ = nullptr;
   size_ = capacity_ = 0;
 }

@@ -85,7 +85,7 @@ class MappedFile {
 };
 
 // Appends the letters of one sequence line, without whitespace; refuses control bytes.
-void append_letters(const MappedFile& file, std::size_t from, std::size_t to, std::vector<char>& letters) {
+void append_letters(const MappedFile& file, std::size_t from, std::size_t to, LargeArray<char>& letters) {
   const std::string_view text = file.text();
   const std::size_t old = letters.size();
   // Most lines hold printable letters only: one pass that vectorizes, then a copy.
@@ -115,6 +115,7 @@ void append_letters(const MappedFile& file, std::size_t from, std::size_t to, st
 void parse_fasta_piece(const MappedFile& file, std::size_t from, std::size_t to, RecordBatch& out) {
   const std::string_view text = file.text();
   out.clear();
+  out.residues.reserve(to - from);  // at most: growing by doubling would copy the letters again
   bool in_record = false;
   for (std::size_t p = from; p < to;) {
     const void* nl = std::memchr(text.data() + p, '\n', to - p);

@@ -75,7 +75,10 @@ struct CudaBuffer {
     reserve(n);
     check(cudaMemcpy(ptr, host, n * sizeof(T), cudaMemcpyHostToDevice), "upload");
   }
-  void upload(const std::vector<T>& host) { upload(host.data(), host.size()); }
+  template <typename Allocator>
+  void upload(const std::vector<T, Allocator>& host) {
+    upload(host.data(), host.size());
+  }
 };
 template <typename T>
 using DeviceBuffer = CudaBuffer<T, allocate_device, cudaFree>;
