@@ -84,66 +84,92 @@ class MappedFile {
   std::size_t size_ = 0;
 };
 
-// Appends the letters of one sequence line, without whitespace; refuses control bytes.
-void append_letters(const MappedFile& file, std::size_t from, std::size_t to, LargeArray<char>& letters) {
+// The letters of one sequence line without whitespace, written at `out` unless it is null;
+// returns how many. Refuses control bytes.
+std::size_t line_letters(const MappedFile& file, std::size_t from, std::size_t to, char* out) {
   const std::string_view text = file.text();
-  const std::size_t old = letters.size();
   // Most lines hold printable letters only: one pass that vectorizes, then a copy.
   bool printable = true;
   for (std::size_t i = from; i < to; ++i)
     printable &= static_cast<unsigned char>(static_cast<unsigned char>(text[i]) - 0x21) < 0x5e;
   if (printable) {
-    letters.insert(letters.end(), text.begin() + static_cast<std::ptrdiff_t>(from),
-                   text.begin() + static_cast<std::ptrdiff_t>(to));
-    return;
+    if (out) std::memcpy(out, text.data() + from, to - from);
+    return to - from;
   }
-  letters.resize(old + (to - from));
-  char* out = letters.data() + old;
+  std::size_t n = 0;
   for (std::size_t i = from; i < to; ++i) {
     const char c = text[i];
     switch (kByteClass[static_cast<unsigned char>(c)]) {
-      case kKeep: *out++ = c; break;
+      case kKeep:
+        if (out) out[n] = c;
+        ++n;
+        break;
       case kSkip: break;
       case kBad:
         file.fail(i, fmt::format("binary data (byte 0x{:02x}); not a text file?", static_cast<unsigned char>(c)), true);
     }
   }
-  letters.resize(static_cast<std::size_t>(out - letters.data()));
+  return n;
 }
 
-// The records of text[from, to), which starts at a header line (or holds only blank lines).
-void parse_fasta_piece(const MappedFile& file, std::size_t from, std::size_t to, RecordBatch& out) {
+// Calls line(p, end, is_header) for each line of text[from, to) that is a header or a sequence
+// line of a record; refuses anything else before the first header.
+template <typename Line>
+void for_each_record_line(const MappedFile& file, std::size_t from, std::size_t to, Line line) {
   const std::string_view text = file.text();
-  out.clear();
-  out.residues.reserve(to - from);  // at most: growing by doubling would copy the letters again
   bool in_record = false;
   for (std::size_t p = from; p < to;) {
     const void* nl = std::memchr(text.data() + p, '\n', to - p);
     const std::size_t end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) : to;
-    const std::string_view line = text.substr(p, end - p);
-    const std::string_view t = text::trim(line);
+    const std::string_view t = text::trim(text.substr(p, end - p));
     if (!t.empty() && t.front() == '>') {
-      if (const auto bad = std::find_if(line.begin(), line.end(),
-                                        [](char c) { return kByteClass[static_cast<unsigned char>(c)] == kBad; });
-          bad != line.end())
-        file.fail(p + static_cast<std::size_t>(bad - line.begin()),
-                  fmt::format("binary data (byte 0x{:02x}); not a text file?", static_cast<unsigned char>(*bad)), true);
-      if (in_record) out.offsets.push_back(out.residues.size());
-      const std::string name = normalize_sequence_name(t.substr(1));
-      if (name.empty()) file.fail(p, "empty sequence name", true);
-      out.names.append(name);
-      out.name_offsets.push_back(out.names.size());
-      out.id_lengths.push_back(
-          static_cast<std::uint32_t>(std::min(name.size(), text::trim(t.substr(1)).find_first_of(" \t\r\n\v\f"))));
+      line(p, end, true);
       in_record = true;
     } else if (in_record) {
-      append_letters(file, p, end, out.residues);
+      line(p, end, false);
     } else if (!t.empty()) {
       file.fail(p, "expected '>' starting a FASTA record", true);
     }
     p = end + 1;
   }
-  if (in_record) out.offsets.push_back(out.residues.size());
+}
+
+// The records of text[from, to), which starts at a header line (or holds only blank lines): names
+// and letter offsets, with the letters counted, not copied (copy_letters writes them straight
+// into the batch, so they pass through one buffer fewer).
+void parse_fasta_piece(const MappedFile& file, std::size_t from, std::size_t to, RecordBatch& out) {
+  const std::string_view text = file.text();
+  out.clear();
+  std::size_t letters = 0;
+  bool in_record = false;
+  for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, bool header) {
+    if (!header) {
+      letters += line_letters(file, p, end, nullptr);
+      return;
+    }
+    const std::string_view line = text.substr(p, end - p), t = text::trim(line);
+    if (const auto bad = std::find_if(line.begin(), line.end(),
+                                      [](char c) { return kByteClass[static_cast<unsigned char>(c)] == kBad; });
+        bad != line.end())
+      file.fail(p + static_cast<std::size_t>(bad - line.begin()),
+                fmt::format("binary data (byte 0x{:02x}); not a text file?", static_cast<unsigned char>(*bad)), true);
+    if (in_record) out.offsets.push_back(letters);
+    const std::string name = normalize_sequence_name(t.substr(1));
+    if (name.empty()) file.fail(p, "empty sequence name", true);
+    out.names.append(name);
+    out.name_offsets.push_back(out.names.size());
+    out.id_lengths.push_back(
+        static_cast<std::uint32_t>(std::min(name.size(), text::trim(t.substr(1)).find_first_of(" \t\r\n\v\f"))));
+    in_record = true;
+  });
+  if (in_record) out.offsets.push_back(letters);
+}
+
+// The letters of text[from, to), which parse_fasta_piece has read without error, written at `out`.
+void copy_letters(const MappedFile& file, std::size_t from, std::size_t to, char* out) {
+  for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, bool header) {
+    if (!header) out += line_letters(file, p, end, out);
+  });
 }
 
 }  // namespace
@@ -179,18 +205,19 @@ struct RecordBatchReader::Mapped {
     pieces.resize(parts);
     parallel_for(parts, threads, [&](std::size_t i, unsigned) { parse_fasta_piece(file, bounds[i], bounds[i + 1], pieces[i]); });
     next = end;
-    join(batch, records_read);
+    join(batch, bounds, records_read);
     records_read += batch.size();
     return batch.size() > 0 || read(batch, letters);
   }
 
-  // The pieces, in order, as one batch (copied in parallel); `first_id` numbers its records.
-  void join(RecordBatch& batch, std::size_t first_id) {
+  // The pieces, in order, as one batch (copied in parallel, the letters from the file); `first_id`
+  // numbers its records.
+  void join(RecordBatch& batch, const std::vector<std::size_t>& bounds, std::size_t first_id) {
     std::vector<std::size_t> records{0}, names{0}, letters{0};
     for (const RecordBatch& p : pieces) {
       records.push_back(records.back() + p.size());
       names.push_back(names.back() + p.names.size());
-      letters.push_back(letters.back() + p.residues.size());
+      letters.push_back(letters.back() + p.offsets.back());
     }
     batch.names.resize(names.back());
     batch.residues.resize(letters.back());
@@ -202,7 +229,7 @@ struct RecordBatchReader::Mapped {
     parallel_for(pieces.size(), threads, [&](std::size_t i, unsigned) {
       const RecordBatch& p = pieces[i];
       std::copy(p.names.begin(), p.names.end(), batch.names.begin() + static_cast<std::ptrdiff_t>(names[i]));
-      std::copy(p.residues.begin(), p.residues.end(), batch.residues.begin() + static_cast<std::ptrdiff_t>(letters[i]));
+      copy_letters(file, bounds[i], bounds[i + 1], batch.residues.data() + letters[i]);
       std::copy(p.id_lengths.begin(), p.id_lengths.end(), batch.id_lengths.begin() + static_cast<std::ptrdiff_t>(records[i]));
       for (std::size_t r = 0; r < p.size(); ++r) {
         batch.name_offsets[records[i] + r + 1] = names[i] + p.name_offsets[r + 1];

@@ -1,0 +1,100 @@
+#include "io/record_batches.hpp"
+
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "io/sequence_reader.hpp"
+#include "test_support.hpp"
+
+using namespace hyalign;
+
+namespace {
+
+std::string write_file(const test::TempDir& dir, const std::string& name, std::string_view content) {
+  std::string path = dir.file(name);
+  std::ofstream out(path, std::ios::binary);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  return path;
+}
+
+// A FASTA file in one of many layouts: wrapped or one-line sequences, CRLF, blank lines, spaces
+// and tabs inside sequence lines, names with several words, empty sequences.
+std::string random_fasta(std::mt19937& rng, std::size_t records) {
+  std::uniform_int_distribution<int> coin(0, 9);
+  const bool crlf = coin(rng) < 2, wrap = coin(rng) < 5;
+  const std::string eol = crlf ? "\r\n" : "\n";
+  const std::size_t width = 20 + rng() % 60;
+  std::string text = coin(rng) < 2 ? "\n\n" : "";
+  for (std::size_t r = 0; r < records; ++r) {
+    text += ">read" + std::to_string(r) + (coin(rng) < 3 ? " some  description\t" : "") + eol;
+    const std::size_t length = coin(rng) == 0 ? 0 : rng() % 400;
+    std::string letters;
+    for (std::size_t i = 0; i < length; ++i) letters += "ACGTNacgtRY"[rng() % 11];
+    for (std::size_t at = 0; at < length; at += wrap ? width : length) {
+      std::string line = letters.substr(at, wrap ? width : length);
+      if (coin(rng) == 0) line.insert(line.size() / 2, coin(rng) < 5 ? " " : "\t");
+      text += line + eol;
+    }
+    if (coin(rng) == 0) text += eol;
+  }
+  return text;
+}
+
+struct Record {
+  std::string name, id, letters;
+  bool operator==(const Record&) const = default;
+};
+
+std::vector<Record> read_in_batches(const std::string& path, unsigned threads, std::size_t letters) {
+  RecordBatchReader reader(path, threads);
+  EXPECT_TRUE(reader.parallel());
+  std::vector<Record> records;
+  RecordBatch batch;
+  while (reader.next(batch, letters))
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      records.push_back({std::string(batch.name(i)), std::string(batch.id(i)), std::string(batch.letters(i))});
+  return records;
+}
+
+std::vector<Record> read_one_by_one(const std::string& path) {
+  SequenceReader reader(path);
+  std::vector<Record> records;
+  SequenceRecord record;
+  while (reader.next(record))
+    records.push_back({record.name, record.name.substr(0, record.id_length), record.sequence});
+  return records;
+}
+
+TEST(RecordBatchReader, MappedBatchesEqualTheSequenceReaderOnManyLayouts) {
+  const test::TempDir dir;
+  std::mt19937 rng(12);
+  for (int round = 0; round < 40; ++round) {
+    const std::size_t records = 1 + rng() % 3000;
+    const std::string path = write_file(dir, "reads" + std::to_string(round) + ".fa", random_fasta(rng, records));
+    const std::vector<Record> expected = read_one_by_one(path);
+    ASSERT_EQ(expected.size(), records);
+    for (const unsigned threads : {1u, 3u, 8u})
+      for (const std::size_t letters : {std::size_t{1}, std::size_t{5000}, std::size_t{1} << 26})
+        ASSERT_EQ(read_in_batches(path, threads, letters), expected)
+            << "round " << round << ", " << threads << " threads, batches of " << letters << " letters";
+  }
+}
+
+TEST(RecordBatchReader, ControlBytesAreRefusedWithTheirLine) {
+  const test::TempDir dir;
+  const std::string path = write_file(dir, "bad.fa", ">a\nACGT\n>b\nAC\x01GT\n");
+  try {
+    read_in_batches(path, 2, std::size_t{1} << 20);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(":4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("binary data (byte 0x01)"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
