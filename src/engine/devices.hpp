@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/large_memory.hpp"
+
 namespace hyalign::engine {
 
 // Which processors score: `automatic` uses every GPU present plus the CPU cores.
@@ -33,8 +35,12 @@ std::string gpu_unavailable_reason();
 // "gpuN (model name)", for logs; also makes `device` the current device of the calling thread.
 std::string use_gpu(int device);
 
-// Bytes on their way to a GPU: page-locked when asked (a GPU copies them at the link's speed,
-// without a staging copy), plain memory without CUDA or where the system refuses to lock more.
+// Page-locked host memory (a GPU copies from it at the link's speed, without a staging copy), or
+// nullptr without CUDA or where the system refuses to lock more; free_page_locked frees it.
+void* allocate_page_locked(std::size_t bytes) noexcept;
+void free_page_locked(void* memory) noexcept;
+
+// Bytes on their way to a GPU: page-locked when asked and granted, else plain (large) memory.
 // Grows without keeping its contents.
 class TransferBuffer {
  public:
@@ -45,7 +51,19 @@ class TransferBuffer {
     swap(other);
     return *this;
   }
-  void resize_for_overwrite(std::size_t bytes, bool page_locked);
+  void resize_for_overwrite(std::size_t bytes, bool page_locked) {
+    // Plain memory is replaced by page-locked memory once asked for, unless locking was refused.
+    const bool lock = page_locked && !refused_;
+    if (bytes > capacity_ || (lock && !page_locked_)) {
+      release();
+      data_ = lock ? static_cast<char*>(allocate_page_locked(bytes)) : nullptr;
+      page_locked_ = data_ != nullptr;
+      refused_ = lock && !page_locked_;
+      if (!data_) data_ = static_cast<char*>(allocate_large(bytes));
+      capacity_ = bytes;
+    }
+    size_ = bytes;
+  }
   char* data() const { return data_; }
   std::size_t size() const { return size_; }
 
@@ -55,11 +73,18 @@ class TransferBuffer {
     std::swap(size_, other.size_);
     std::swap(capacity_, other.capacity_);
     std::swap(page_locked_, other.page_locked_);
+    std::swap(refused_, other.refused_);
   }
-  void release() noexcept;
+  void release() noexcept {
+    if (page_locked_) free_page_locked(data_);
+    else free_large(data_);
+    data_ = nullptr;
+    size_ = capacity_ = 0;
+    page_locked_ = false;
+  }
   char* data_ = nullptr;
   std::size_t size_ = 0, capacity_ = 0;
-  bool page_locked_ = false;
+  bool page_locked_ = false, refused_ = false;
 };
 
 }  // namespace hyalign::engine

@@ -1,13 +1,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <new>
 #include <stdexcept>
-#include <utility>
 
 #include "engine/devices.hpp"
-
-#include "core/large_memory.hpp"
 
 namespace hyalign::engine {
 
@@ -56,29 +52,13 @@ std::string use_gpu(int device) {
   return "gpu" + std::to_string(device) + " (" + prop.name + ")";
 }
 
-void TransferBuffer::resize_for_overwrite(std::size_t bytes, bool page_locked) {
-  if (bytes > capacity_ || (page_locked && !page_locked_)) {
-    release();
-    void* memory = nullptr;
-    if (page_locked && cudaMallocHost(&memory, std::max<std::size_t>(bytes, 1)) == cudaSuccess) {
-      page_locked_ = true;
-    } else {
-      cudaGetLastError();  // clears a refusal: plain memory works too
-      memory = allocate_large(bytes);
-    }
-    data_ = static_cast<char*>(memory);
-    capacity_ = bytes;
-  }
-  size_ = bytes;
+void* allocate_page_locked(std::size_t bytes) noexcept {
+  void* memory = nullptr;
+  if (cudaMallocHost(&memory, std::max<std::size_t>(bytes, 1)) == cudaSuccess) return memory;
+  cudaGetLastError();  // clears the refusal
+  return nullptr;
 }
 
-void TransferBuffer::release() noexcept {
-  if (!data_) return;
-  if (page_locked_) cudaFreeHost(data_);
-  else free_large(data_);
-  data_ = nullptr;
-  size_ = capacity_ = 0;
-  page_locked_ = false;
-}
+void free_page_locked(void* memory) noexcept { cudaFreeHost(memory); }
 
 }  // namespace hyalign::engine

@@ -112,8 +112,8 @@ std::size_t line_letters(const MappedFile& file, std::size_t from, std::size_t t
   return n;
 }
 
-// Calls line(p, end, is_header) for each line of text[from, to) that is a header or a sequence
-// line of a record; refuses anything else before the first header.
+// Calls line(p, end, trimmed, is_header) for each line text[p, end) of text[from, to) that is a
+// header or a sequence line of a record; refuses anything else before the first header.
 template <typename Line>
 void for_each_record_line(const MappedFile& file, std::size_t from, std::size_t to, Line line) {
   const std::string_view text = file.text();
@@ -123,10 +123,10 @@ void for_each_record_line(const MappedFile& file, std::size_t from, std::size_t 
     const std::size_t end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) : to;
     const std::string_view t = text::trim(text.substr(p, end - p));
     if (!t.empty() && t.front() == '>') {
-      line(p, end, true);
+      line(p, end, t, true);
       in_record = true;
     } else if (in_record) {
-      line(p, end, false);
+      line(p, end, t, false);
     } else if (!t.empty()) {
       file.fail(p, "expected '>' starting a FASTA record", true);
     }
@@ -142,12 +142,12 @@ void parse_fasta_piece(const MappedFile& file, std::size_t from, std::size_t to,
   out.clear();
   std::size_t letters = 0;
   bool in_record = false;
-  for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, bool header) {
+  for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, std::string_view t, bool header) {
     if (!header) {
       letters += line_letters(file, p, end, nullptr);
       return;
     }
-    const std::string_view line = text.substr(p, end - p), t = text::trim(line);
+    const std::string_view line = text.substr(p, end - p);
     if (const auto bad = std::find_if(line.begin(), line.end(),
                                       [](char c) { return kByteClass[static_cast<unsigned char>(c)] == kBad; });
         bad != line.end())
@@ -167,7 +167,7 @@ void parse_fasta_piece(const MappedFile& file, std::size_t from, std::size_t to,
 
 // The letters of text[from, to), which parse_fasta_piece has read without error, written at `out`.
 void copy_letters(const MappedFile& file, std::size_t from, std::size_t to, char* out) {
-  for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, bool header) {
+  for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, std::string_view, bool header) {
     if (!header) out += line_letters(file, p, end, out);
   });
 }

@@ -147,12 +147,10 @@ class DeviceMatcher {
     std::lock_guard lock(spare_mutex_);
     for (auto& piece : pieces) spare_.push_back(std::move(piece));
     pieces.clear();
-    std::sort(spare_.begin(), spare_.end(),
-              [](const auto& a, const auto& b) { return a.matches.capacity() < b.matches.capacity(); });
   }
 
  private:
-  // An empty piece, with the most memory of those given back.
+  // An empty piece, with the memory of one given back.
   kernels::StrandMatches take_spare() {
     std::lock_guard lock(spare_mutex_);
     if (spare_.empty()) return {};
