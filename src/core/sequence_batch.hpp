@@ -24,18 +24,21 @@ struct PackedSequences {
   std::span<const Residue> sequence(std::size_t i) const { return {residues + offsets[i], offsets[i + 1] - offsets[i]}; }
 };
 
+// Every array is a LargeArray: huge pages, and no pass of zeroes when a reader sizes it before
+// filling it in parallel (batches run to gigabytes of letters and millions of records; zeroing a
+// batch's offsets on one thread took longer than filling them on all).
 template <typename Residue>
 struct SequenceBatch {
-  std::string names;  // concatenated
-  std::vector<std::size_t> name_offsets{0};
-  LargeArray<Residue> residues;  // huge pages, and no pass of zeroes on growth: batches run to gigabytes
-  std::vector<std::size_t> offsets{0};
-  std::vector<std::size_t> ids;  // position in the input
+  LargeArray<char> names;  // concatenated
+  LargeArray<std::size_t> name_offsets{0};
+  LargeArray<Residue> residues;
+  LargeArray<std::size_t> offsets{0};
+  LargeArray<std::size_t> ids;  // position in the input
 
   std::size_t size() const { return offsets.size() - 1; }
   bool empty() const { return size() == 0; }
   std::string_view name(std::size_t i) const {
-    return std::string_view(names).substr(name_offsets[i], name_offsets[i + 1] - name_offsets[i]);
+    return {names.data() + name_offsets[i], name_offsets[i + 1] - name_offsets[i]};
   }
   std::span<const Residue> sequence(std::size_t i) const {
     return {residues.data() + offsets[i], offsets[i + 1] - offsets[i]};
@@ -47,7 +50,7 @@ struct SequenceBatch {
   // Appends a sequence (id: its input position, by default the next index) and returns its index.
   std::size_t add(std::string_view name, std::span<const Residue> letters) { return add(name, letters, size()); }
   std::size_t add(std::string_view name, std::span<const Residue> letters, std::size_t id) {
-    names.append(name);
+    names.insert(names.end(), name.begin(), name.end());
     name_offsets.push_back(names.size());
     residues.insert(residues.end(), letters.begin(), letters.end());
     offsets.push_back(residues.size());

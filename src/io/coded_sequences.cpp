@@ -57,7 +57,7 @@ std::size_t encode_residues(std::string_view letters, const ScoreMatrix& matrix,
 
 void add_coded(CodedSequences& batch, std::string_view name, std::string_view letters, const ScoreMatrix& matrix,
                std::size_t id, UnknownLetters& unknown) {
-  batch.names.append(name);
+  batch.names.insert(batch.names.end(), name.begin(), name.end());
   batch.name_offsets.push_back(batch.names.size());
   const std::size_t start = batch.residues.size();
   batch.residues.resize(start + letters.size());

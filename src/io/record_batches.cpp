@@ -9,6 +9,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 
 #include <fmt/format.h>
 
@@ -134,42 +135,92 @@ void for_each_record_line(const MappedFile& file, std::size_t from, std::size_t 
   }
 }
 
-// The records of text[from, to), which starts at a header line (or holds only blank lines): names
-// and letter offsets, with the letters counted, not copied (copy_letters writes them straight
-// into the batch, so they pass through one buffer fewer).
-void parse_fasta_piece(const MappedFile& file, std::size_t from, std::size_t to, RecordBatch& out) {
-  const std::string_view text = file.text();
-  out.clear();
-  std::size_t letters = 0;
-  bool in_record = false;
-  for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, std::string_view t, bool header) {
-    if (!header) {
-      letters += line_letters(file, p, end, nullptr);
-      return;
-    }
-    const std::string_view line = text.substr(p, end - p);
-    if (const auto bad = std::find_if(line.begin(), line.end(),
-                                      [](char c) { return kByteClass[static_cast<unsigned char>(c)] == kBad; });
-        bad != line.end())
-      file.fail(p + static_cast<std::size_t>(bad - line.begin()),
-                fmt::format("binary data (byte 0x{:02x}); not a text file?", static_cast<unsigned char>(*bad)), true);
-    if (in_record) out.offsets.push_back(letters);
-    const std::string name = normalize_sequence_name(t.substr(1));
-    if (name.empty()) file.fail(p, "empty sequence name", true);
-    out.names.append(name);
-    out.name_offsets.push_back(out.names.size());
-    out.id_lengths.push_back(
-        static_cast<std::uint32_t>(std::min(name.size(), text::trim(t.substr(1)).find_first_of(" \t\r\n\v\f"))));
-    in_record = true;
-  });
-  if (in_record) out.offsets.push_back(letters);
+// What a piece of a batch holds, counted in a first pass: the batch's arrays are then sized once,
+// and each piece writes its records straight into its part of them (each byte of the batch is
+// written once, by the thread that parses it).
+struct PieceSize {
+  std::size_t records = 0, name_bytes = 0, letters = 0;
+};
+
+// Counts a name's bytes where append_sequence_name would write them.
+struct CountingSink {
+  std::size_t bytes = 0;
+  void push_back(char) { ++bytes; }
+};
+struct PointerSink {
+  char* to;
+  void push_back(char c) { *to++ = c; }
+};
+
+void check_header_bytes(const MappedFile& file, std::size_t p, std::size_t end) {
+  const std::string_view line = file.text().substr(p, end - p);
+  const auto bad = std::find_if(line.begin(), line.end(),
+                                [](char c) { return kByteClass[static_cast<unsigned char>(c)] == kBad; });
+  if (bad != line.end())
+    file.fail(p + static_cast<std::size_t>(bad - line.begin()),
+              fmt::format("binary data (byte 0x{:02x}); not a text file?", static_cast<unsigned char>(*bad)), true);
 }
 
-// The letters of text[from, to), which parse_fasta_piece has read without error, written at `out`.
-void copy_letters(const MappedFile& file, std::size_t from, std::size_t to, char* out) {
-  for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, std::string_view, bool header) {
-    if (!header) out += line_letters(file, p, end, out);
+// The records, name bytes and letters of text[from, to), which starts at a header line (or holds
+// only blank lines); refuses what SequenceReader refuses.
+PieceSize count_piece(const MappedFile& file, std::size_t from, std::size_t to) {
+  PieceSize size;
+  for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, std::string_view t, bool header) {
+    if (!header) {
+      size.letters += line_letters(file, p, end, nullptr);
+      return;
+    }
+    check_header_bytes(file, p, end);
+    CountingSink name;
+    append_sequence_name(t.substr(1), name);
+    if (name.bytes == 0) file.fail(p, "empty sequence name", true);
+    size.name_bytes += name.bytes;
+    ++size.records;
   });
+  return size;
+}
+
+// Writes the records of text[from, to), counted by count_piece, into `batch` from `at` on (the
+// sizes of the pieces before it). Record r's start offsets[r] is written by the record before it
+// (by the piece before, for a piece's first record), so no two pieces write the same entry.
+void fill_piece(const MappedFile& file, std::size_t from, std::size_t to, PieceSize at, std::size_t first_id,
+                RecordBatch& batch) {
+  const std::size_t first_record = at.records;
+  std::size_t& record = at.records;
+  PointerSink letters{batch.residues.data() + at.letters};
+  for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, std::string_view t, bool header) {
+    if (!header) {
+      letters.to += line_letters(file, p, end, letters.to);
+      return;
+    }
+    if (record > first_record) batch.offsets[record] = static_cast<std::size_t>(letters.to - batch.residues.data());
+    PointerSink name{batch.names.data() + at.name_bytes};
+    append_sequence_name(t.substr(1), name);
+    const auto name_size = static_cast<std::size_t>(name.to - (batch.names.data() + at.name_bytes));
+    at.name_bytes += name_size;
+    batch.name_offsets[record + 1] = at.name_bytes;
+    batch.id_lengths[record] =
+        static_cast<std::uint32_t>(std::min(name_size, text::trim(t.substr(1)).find_first_of(" \t\r\n\v\f")));
+    batch.ids[record] = first_id + record;
+    ++record;
+  });
+  if (record > first_record) batch.offsets[record] = static_cast<std::size_t>(letters.to - batch.residues.data());
+}
+
+// Runs fn(i) for i in [0, count) on `threads` threads; of the errors, the first in file order is
+// thrown (pieces are in file order), as a reader going line by line would.
+template <typename Fn>
+void for_each_piece(std::size_t count, unsigned threads, Fn&& fn) {
+  std::vector<std::exception_ptr> errors(count);
+  parallel_for(count, threads, [&](std::size_t i, unsigned) {
+    try {
+      fn(i);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  });
+  for (const auto& error : errors)
+    if (error) std::rethrow_exception(error);
 }
 
 }  // namespace
@@ -180,7 +231,6 @@ struct RecordBatchReader::Mapped {
   unsigned threads;
   std::size_t next = 0;  // where the next batch starts
   std::size_t records_read = 0;
-  std::vector<RecordBatch> pieces;
 
   // A mapped plain FASTA file: its first non-blank byte (after a byte-order mark) is '>'.
   bool usable() {
@@ -202,41 +252,29 @@ struct RecordBatchReader::Mapped {
     bounds[0] = next;
     for (std::size_t i = 1; i < parts; ++i)
       bounds[i] = std::max(bounds[i - 1], file.next_record(next + (end - next) * i / parts));
-    pieces.resize(parts);
-    parallel_for(parts, threads, [&](std::size_t i, unsigned) { parse_fasta_piece(file, bounds[i], bounds[i + 1], pieces[i]); });
+    std::vector<PieceSize> at(parts + 1);  // the sizes of the pieces before piece i
+    for_each_piece(parts, threads, [&](std::size_t i) { at[i + 1] = count_piece(file, bounds[i], bounds[i + 1]); });
+    for (std::size_t i = 0; i < parts; ++i) {
+      at[i + 1].records += at[i].records;
+      at[i + 1].name_bytes += at[i].name_bytes;
+      at[i + 1].letters += at[i].letters;
+    }
+    size_batch(batch, at[parts]);
+    for_each_piece(parts, threads, [&](std::size_t i) { fill_piece(file, bounds[i], bounds[i + 1], at[i], records_read, batch); });
     next = end;
-    join(batch, bounds, records_read);
     records_read += batch.size();
     return batch.size() > 0 || read(batch, letters);
   }
 
-  // The pieces, in order, as one batch (copied in parallel, the letters from the file); `first_id`
-  // numbers its records.
-  void join(RecordBatch& batch, const std::vector<std::size_t>& bounds, std::size_t first_id) {
-    std::vector<std::size_t> records{0}, names{0}, letters{0};
-    for (const RecordBatch& p : pieces) {
-      records.push_back(records.back() + p.size());
-      names.push_back(names.back() + p.names.size());
-      letters.push_back(letters.back() + p.offsets.back());
-    }
-    batch.names.resize(names.back());
-    batch.residues.resize(letters.back());
-    batch.name_offsets.resize(records.back() + 1);
-    batch.offsets.resize(records.back() + 1);
-    batch.ids.resize(records.back());
-    batch.id_lengths.resize(records.back());
+  // Sizes every array of `batch` for `size` (no pass of zeroes: fill_piece writes each entry).
+  static void size_batch(RecordBatch& batch, const PieceSize& size) {
+    batch.names.resize(size.name_bytes);
+    batch.residues.resize(size.letters);
+    batch.name_offsets.resize(size.records + 1);
+    batch.offsets.resize(size.records + 1);
+    batch.ids.resize(size.records);
+    batch.id_lengths.resize(size.records);
     batch.name_offsets[0] = batch.offsets[0] = 0;
-    parallel_for(pieces.size(), threads, [&](std::size_t i, unsigned) {
-      const RecordBatch& p = pieces[i];
-      std::copy(p.names.begin(), p.names.end(), batch.names.begin() + static_cast<std::ptrdiff_t>(names[i]));
-      copy_letters(file, bounds[i], bounds[i + 1], batch.residues.data() + letters[i]);
-      std::copy(p.id_lengths.begin(), p.id_lengths.end(), batch.id_lengths.begin() + static_cast<std::ptrdiff_t>(records[i]));
-      for (std::size_t r = 0; r < p.size(); ++r) {
-        batch.name_offsets[records[i] + r + 1] = names[i] + p.name_offsets[r + 1];
-        batch.offsets[records[i] + r + 1] = letters[i] + p.offsets[r + 1];
-        batch.ids[records[i] + r] = first_id + records[i] + r;
-      }
-    });
   }
 };
 

@@ -17,7 +17,7 @@ namespace hyalign {
 // Records as read (letters with whitespace removed, nothing else changed), stored back to back,
 // with where each name's first word ends (BLAST's sequence id; what MUMmer prints).
 struct RecordBatch : SequenceBatch<char> {
-  std::vector<std::uint32_t> id_lengths;
+  LargeArray<std::uint32_t> id_lengths;
 
   std::string_view id(std::size_t i) const { return name(i).substr(0, id_lengths[i]); }
   std::string_view letters(std::size_t i) const { return {residues.data() + offsets[i], length(i)}; }

@@ -178,19 +178,9 @@ const std::string& LineReader::path() const { return impl_->path; }
 const std::string& LineReader::name() const { return impl_->name; }
 
 std::string normalize_sequence_name(std::string_view header) {
-  header = trim(header);
   std::string out;
   out.reserve(header.size());
-  bool in_space = false;
-  for (char c : header) {
-    if (is_space(c)) {
-      in_space = true;
-      continue;
-    }
-    if (in_space) out.push_back('_');
-    in_space = false;
-    out.push_back(c);
-  }
+  append_sequence_name(header, out);
   return out;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "io/text.hpp"
+
 namespace hyalign {
 
 // Line-by-line text reader over zlib (plain or gzip, detected from content; "-" is standard input),
@@ -34,6 +36,21 @@ class LineReader {
 // A FASTA/FASTQ header (text after '>' or '@') as a record name: leading/trailing whitespace removed,
 // each inner run of whitespace replaced by one '_'.
 std::string normalize_sequence_name(std::string_view header);
+// The same name appended to `out` (any container of char), for readers that keep names back to back.
+template <typename Chars>
+void append_sequence_name(std::string_view header, Chars& out) {
+  header = text::trim(header);
+  bool in_space = false;
+  for (char c : header) {
+    if (text::is_space(c)) {
+      in_space = true;
+      continue;
+    }
+    if (in_space) out.push_back('_');
+    in_space = false;
+    out.push_back(c);
+  }
+}
 
 struct SequenceRecord {
   std::string name;      // the whole header line after '>'/'@', runs of whitespace replaced by one '_'

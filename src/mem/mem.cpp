@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <condition_variable>
 #include <future>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -73,7 +76,7 @@ constexpr auto kComplement = [] {
 // both (forward first), lower-cased; page-locked when GPUs match them.
 struct BatchStrands {
   engine::TransferBuffer letters;
-  std::vector<std::uint64_t> starts;
+  LargeArray<std::uint64_t> starts;
   unsigned per_query = 1;
   kernels::StrandSet view() const { return {std::string_view(letters.data(), letters.size()), starts}; }
 };
@@ -173,43 +176,130 @@ struct QueryTotals {
   std::size_t queries = 0, letters = 0, longest = 0, matches = 0;
 };
 
-// Writes MUMmer's text for queries [first, end) of a batch into `text`, sized once from the
-// sections' bounds.
-void format_queries(const RecordBatch& batch, const BatchStrands& strands,
-                    const std::vector<kernels::StrandMatches>& found, std::size_t first, std::size_t end,
-                    Strands which, const SectionWriter& writer, std::string& text) {
+// Calls section(name, reverse, strand, matches) with the section of each strand of queries
+// [first, end) of a batch, in print order.
+template <typename Section>
+void for_each_section(const RecordBatch& batch, const BatchStrands& strands,
+                      const std::vector<kernels::StrandMatches>& found, std::size_t first, std::size_t end,
+                      Strands which, Section&& section) {
   const kernels::StrandSet set = strands.view();
-  auto first_piece = std::upper_bound(found.begin(), found.end(), first * strands.per_query,
-                                      [](std::size_t strand, const auto& p) { return strand < p.first; });
-  --first_piece;  // the piece that holds the first strand
-  // Calls `section` with each strand's section in print order.
-  const auto for_each_section = [&](auto&& section) {
-    auto piece = first_piece;
-    for (std::size_t q = first; q < end; ++q)
-      for (unsigned s = 0; s < strands.per_query; ++s) {
-        const std::size_t strand = q * strands.per_query + s;
-        while (strand >= piece->first + piece->count()) ++piece;
-        section(batch.id(q), is_reverse(which, s), set.strand(strand), piece->of(strand));
-      }
-  };
-  std::size_t bound = 0;
-  for_each_section([&](const auto&... section) { bound += writer.bound(section...); });
-  size_for_overwrite(text, bound);
-  char* to = text.data();
-  for_each_section([&](const auto&... section) { to = writer.write(to, section...); });
-  text.resize(static_cast<std::size_t>(to - text.data()));
+  auto piece = std::upper_bound(found.begin(), found.end(), first * strands.per_query,
+                                [](std::size_t strand, const auto& p) { return strand < p.first; });
+  --piece;  // the piece that holds the first strand
+  for (std::size_t q = first; q < end; ++q)
+    for (unsigned s = 0; s < strands.per_query; ++s) {
+      const std::size_t strand = q * strands.per_query + s;
+      while (strand >= piece->first + piece->count()) ++piece;
+      section(batch.id(q), is_reverse(which, s), set.strand(strand), piece->of(strand));
+    }
 }
 
-// The text of a whole batch, formatted in parallel blocks into `texts` (whose strings keep their
-// memory from batch to batch); adds the batch to `totals`.
+// One batch's output: blocks of queries formatted in parallel into one buffer (huge pages, kept
+// from batch to batch), each block from where the bounds of those before it end; block b is
+// bytes[start[b], end[b]). One buffer instead of one per block: a block's text is too small for
+// huge pages, and faulting it in 4 KiB at a time cost more than formatting it.
+struct BatchText {
+  static constexpr std::size_t kQueriesPerBlock = 2048;
+  LargeArray<char> bytes;
+  std::vector<std::size_t> start, end;
+
+  std::size_t blocks() const { return end.size(); }
+  std::string_view block(std::size_t b) const { return {bytes.data() + start[b], end[b] - start[b]}; }
+  std::size_t size() const {
+    std::size_t total = 0;
+    for (std::size_t b = 0; b < blocks(); ++b) total += end[b] - start[b];
+    return total;
+  }
+  // Sets the blocks' places for a batch of `queries` from bound(b), each block's most bytes.
+  template <typename Bound>
+  void lay_out(std::size_t queries, unsigned threads, Bound&& bound) {
+    const std::size_t count = (queries + kQueriesPerBlock - 1) / kQueriesPerBlock;
+    start.assign(count + 1, 0);
+    end.assign(count, 0);
+    parallel_for(count, threads, [&](std::size_t b, unsigned) { start[b + 1] = bound(b); });
+    for (std::size_t b = 0; b < count; ++b) start[b + 1] += start[b];
+    if (start[count] > bytes.capacity()) bytes.clear();  // nothing to copy into the new memory
+    bytes.resize(start[count]);
+  }
+};
+
+// Writes the blocks of one batch's text in order, each as soon as it and those before it are
+// formatted, on a thread of its own: writing overlaps formatting instead of following it.
+class BlockWriter {
+ public:
+  BlockWriter(AtomicOutput& out, const BatchText& text)
+      : out_(out), text_(text), formatted_(text.blocks(), false), thread_([this] { write_in_order(); }) {}
+  ~BlockWriter() {
+    {
+      std::lock_guard lock(mutex_);
+      cancelled_ = true;  // a no-op once every block is written
+    }
+    ready_.notify_one();
+  }
+  void formatted(std::size_t block) {
+    {
+      std::lock_guard lock(mutex_);
+      formatted_[block] = true;
+    }
+    ready_.notify_one();
+  }
+  // Waits until every block is written; rethrows a write error.
+  void finish() {
+    thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void write_in_order() {
+    try {
+      for (std::size_t b = 0; b < text_.blocks(); ++b) {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return formatted_[b] || cancelled_; });
+        if (!formatted_[b]) return;
+        lock.unlock();
+        out_.write(text_.block(b));
+      }
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+
+  AtomicOutput& out_;
+  const BatchText& text_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::vector<bool> formatted_;
+  bool cancelled_ = false;
+  std::exception_ptr error_;
+  std::jthread thread_;  // last: started once the rest is set up, joined before it goes
+};
+
+// Lays out `text` for a batch (text.lay_out); the caller then starts a BlockWriter on it.
+void lay_out_batch_text(const RecordBatch& batch, const BatchStrands& strands,
+                        const std::vector<kernels::StrandMatches>& found, const MemOptions& options,
+                        const SectionWriter& writer, BatchText& text) {
+  text.lay_out(batch.size(), options.threads, [&](std::size_t b) {
+    std::size_t bound = 0;
+    for_each_section(batch, strands, found, b * BatchText::kQueriesPerBlock,
+                     std::min(batch.size(), (b + 1) * BatchText::kQueriesPerBlock), options.strands,
+                     [&](const auto&... section) { bound += writer.bound(section...); });
+    return bound;
+  });
+}
+
+// MUMmer's text of a whole batch, formatted in parallel blocks into `text` (laid out before),
+// each handed to `out` when done; adds the batch to `totals`.
 void format_batch(const RecordBatch& batch, const BatchStrands& strands, const std::vector<kernels::StrandMatches>& found,
-                  const MemOptions& options, const SectionWriter& writer, std::vector<std::string>& texts,
+                  const MemOptions& options, const SectionWriter& writer, BatchText& text, BlockWriter& out,
                   QueryTotals& totals) {
-  constexpr std::size_t kBlock = 2048;
-  texts.resize((batch.size() + kBlock - 1) / kBlock);
-  parallel_for(texts.size(), options.threads, [&](std::size_t b, unsigned) {
-    format_queries(batch, strands, found, b * kBlock, std::min(batch.size(), (b + 1) * kBlock), options.strands,
-                   writer, texts[b]);
+  parallel_for(text.blocks(), options.threads, [&](std::size_t b, unsigned) {
+    char* const from = text.bytes.data() + text.start[b];
+    char* to = from;
+    for_each_section(batch, strands, found, b * BatchText::kQueriesPerBlock,
+                     std::min(batch.size(), (b + 1) * BatchText::kQueriesPerBlock), options.strands,
+                     [&](const auto&... section) { to = writer.write(to, section...); });
+    text.end[b] = text.start[b] + static_cast<std::size_t>(to - from);
+    out.formatted(b);
   });
   totals.queries += batch.size();
   totals.letters += batch.total_residues();
@@ -237,12 +327,6 @@ class BatchSizer {
   std::size_t letters_ = kMostLetters;
 };
 
-std::size_t total_size(const std::vector<std::string>& texts) {
-  std::size_t bytes = 0;
-  for (const std::string& text : texts) bytes += text.size();
-  return bytes;
-}
-
 // A batch on its way through: its records, strands, and matches once found.
 struct BatchInFlight {
   RecordBatch records;
@@ -261,8 +345,8 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
   RecordBatchReader reader(path, options.threads);
   BatchInFlight flight[2];
   RecordBatch next;
-  std::vector<std::string> texts[2];  // one batch's formatted while the other's is written
-  std::future<void> writing;
+  BatchText texts[2];  // one batch's formatted while the other's is written
+  std::optional<BlockWriter> writing;
   // Seconds the calling thread spent on each step or waiting for it.
   double read = 0, match = 0, format = 0, write = 0;
   Stopwatch clock;
@@ -292,15 +376,15 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
       }
     }
     if (pending) {
-      format_batch(previous.records, previous.strands, previous.found, options, writer, texts[now], totals);
-      matcher.recycle(previous.found);
-      sizer.saw(previous.records.total_residues(), total_size(texts[now]));
-      format += clock.lap();
-      if (writing.valid()) writing.get();
+      if (writing) writing->finish();  // the batch before, written from texts[now]
+      writing.reset();
       write += clock.lap();
-      writing = std::async(std::launch::async, [&out, &written = texts[now]] {
-        for (const std::string& text : written) out.write(text);
-      });
+      lay_out_batch_text(previous.records, previous.strands, previous.found, options, writer, texts[now]);
+      writing.emplace(out, texts[now]);
+      format_batch(previous.records, previous.strands, previous.found, options, writer, texts[now], *writing, totals);
+      matcher.recycle(previous.found);
+      sizer.saw(previous.records.total_residues(), texts[now].size());
+      format += clock.lap();
     }
     pending = more;
     if (more) {
@@ -315,7 +399,7 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
       std::swap(next_strands, previous.strands);
     }
   }
-  if (writing.valid()) writing.get();
+  if (writing) writing->finish();
   write += clock.lap();
   log_info("{}: on the calling thread, reading and making strands {:.2f} s ({}), matching {:.2f} s, output {:.2f} s, "
            "writing {:.2f} s (waits for the steps that overlap)",
@@ -362,7 +446,7 @@ void run_mem(const MemOptions& options) {
     log_warning("-l {} is longer than every query (the longest has {} letters): no match can be found",
                 options.params.min_length, totals.longest);
   out.finish();
-  log_info("matched {} queries ({} letters): {} matches ({:.2f} s); peak memory {:.0f} MiB", totals.queries,
+  log_info("matched {} queries ({} letters): {} matches ({:.3f} s); peak memory {:.0f} MiB", totals.queries,
            totals.letters, totals.matches, clock.lap(), peak_memory_mib());
   engine::log_device_reports(matcher.reports());
   for (const auto& gpu : matcher.devices().gpus)

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/large_memory.hpp"
 
 namespace hyalign::mem {
 namespace {
@@ -56,15 +55,6 @@ char* write_number(char* to, std::uint64_t value) {
 }
 
 }  // namespace
-
-void size_for_overwrite(std::string& text, std::size_t bytes) {
-  if (bytes > text.capacity()) {
-    text.clear();  // nothing to copy to the new memory
-    text.reserve(bytes);
-    advise_huge_pages_and_map(text.data(), bytes);
-  }
-  text.resize(bytes);
-}
 
 SectionWriter::SectionWriter(const index::ReferenceText& ref, const SectionStyle& style)
     : ref_(ref), style_(style) {

@@ -44,10 +44,4 @@ class SectionWriter {
   std::size_t ref_width_ = 0;  // columns of the widest reference position
 };
 
-// Sizes `text` to `bytes` that the caller then overwrites whole. The old bytes are kept, not
-// cleared, so a string reused from batch to batch zero-fills only what it grows by; new memory is
-// mapped at once, in huge pages where the kernel has them (faulting hundreds of MB of output in
-// one 4 KiB page at a time took most of the formatting time).
-void size_for_overwrite(std::string& text, std::size_t bytes);
-
 }  // namespace hyalign::mem
