@@ -42,11 +42,4 @@ void advise_huge_pages(void* memory, std::size_t bytes) noexcept {
 #endif
 }
 
-void advise_huge_pages_and_map(void* memory, std::size_t bytes) noexcept {
-  advise_huge_pages(memory, bytes);
-#ifdef MADV_POPULATE_WRITE
-  for_whole_huge_pages(memory, bytes, [](void* at, std::size_t n) { madvise(at, n, MADV_POPULATE_WRITE); });
-#endif
-}
-
 }  // namespace hyalign

@@ -17,9 +17,6 @@ void* allocate_large(std::size_t bytes);
 void free_large(void* memory) noexcept;
 // Asks for huge pages under the whole 2 MiB pages of [memory, memory + bytes), before it is written.
 void advise_huge_pages(void* memory, std::size_t bytes) noexcept;
-// The same, and maps those pages at once (one call instead of a fault per page) where the kernel
-// can (Linux 5.14 on); a hint only.
-void advise_huge_pages_and_map(void* memory, std::size_t bytes) noexcept;
 
 // std::vector's allocator for large arrays. Value-initialisation (vector(n), resize(n)) leaves the
 // elements unset: each such array is overwritten at once, so a pass of zeroes would only cost time.

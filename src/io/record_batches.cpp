@@ -187,13 +187,13 @@ void fill_piece(const MappedFile& file, std::size_t from, std::size_t to, PieceS
                 RecordBatch& batch) {
   const std::size_t first_record = at.records;
   std::size_t& record = at.records;
-  PointerSink letters{batch.residues.data() + at.letters};
+  std::size_t letters = at.letters;
   for_each_record_line(file, from, to, [&](std::size_t p, std::size_t end, std::string_view t, bool header) {
     if (!header) {
-      letters.to += line_letters(file, p, end, letters.to);
+      letters += line_letters(file, p, end, batch.residues.data() + letters);
       return;
     }
-    if (record > first_record) batch.offsets[record] = static_cast<std::size_t>(letters.to - batch.residues.data());
+    if (record > first_record) batch.offsets[record] = letters;
     PointerSink name{batch.names.data() + at.name_bytes};
     append_sequence_name(t.substr(1), name);
     const auto name_size = static_cast<std::size_t>(name.to - (batch.names.data() + at.name_bytes));
@@ -204,7 +204,7 @@ void fill_piece(const MappedFile& file, std::size_t from, std::size_t to, PieceS
     batch.ids[record] = first_id + record;
     ++record;
   });
-  if (record > first_record) batch.offsets[record] = static_cast<std::size_t>(letters.to - batch.residues.data());
+  if (record > first_record) batch.offsets[record] = letters;
 }
 
 // Runs fn(i) for i in [0, count) on `threads` threads; of the errors, the first in file order is

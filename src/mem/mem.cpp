@@ -204,6 +204,10 @@ struct BatchText {
   std::vector<std::size_t> start, end;
 
   std::size_t blocks() const { return end.size(); }
+  // Queries [first, end) of a batch that block b holds.
+  static std::pair<std::size_t, std::size_t> queries_of(std::size_t b, std::size_t batch_size) {
+    return {b * kQueriesPerBlock, std::min(batch_size, (b + 1) * kQueriesPerBlock)};
+  }
   std::string_view block(std::size_t b) const { return {bytes.data() + start[b], end[b] - start[b]}; }
   std::size_t size() const {
     std::size_t total = 0;
@@ -280,8 +284,8 @@ void lay_out_batch_text(const RecordBatch& batch, const BatchStrands& strands,
                         const SectionWriter& writer, BatchText& text) {
   text.lay_out(batch.size(), options.threads, [&](std::size_t b) {
     std::size_t bound = 0;
-    for_each_section(batch, strands, found, b * BatchText::kQueriesPerBlock,
-                     std::min(batch.size(), (b + 1) * BatchText::kQueriesPerBlock), options.strands,
+    const auto [first, last] = BatchText::queries_of(b, batch.size());
+    for_each_section(batch, strands, found, first, last, options.strands,
                      [&](const auto&... section) { bound += writer.bound(section...); });
     return bound;
   });
@@ -295,8 +299,8 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
   parallel_for(text.blocks(), options.threads, [&](std::size_t b, unsigned) {
     char* const from = text.bytes.data() + text.start[b];
     char* to = from;
-    for_each_section(batch, strands, found, b * BatchText::kQueriesPerBlock,
-                     std::min(batch.size(), (b + 1) * BatchText::kQueriesPerBlock), options.strands,
+    const auto [first, last] = BatchText::queries_of(b, batch.size());
+    for_each_section(batch, strands, found, first, last, options.strands,
                      [&](const auto&... section) { to = writer.write(to, section...); });
     text.end[b] = text.start[b] + static_cast<std::size_t>(to - from);
     out.formatted(b);
