@@ -4,8 +4,8 @@
 # usage: scripts/install-deps.sh [PACKAGE...]
 set -euo pipefail
 packages=(build-essential cmake pkg-config zlib1g-dev libcli11-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libparasail-dev libxxhash-dev libdivsufsort-dev
-          mummer kleborate-examples dwgsim xz-utils
+          libgtest-dev libgmock-dev libbenchmark-dev libparasail-dev libxxhash-dev libdivsufsort-dev libhts-dev
+          mummer kleborate-examples dwgsim xz-utils samtools bwa minimap2 time
           clang libclang-rt-dev "$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -14,6 +14,7 @@ using Action = std::function<void()>;
 void add_papara_command(CLI::App& app, Action& action, const std::string& command_line);
 void add_search_command(CLI::App& app, Action& action);
 void add_mem_command(CLI::App& app, Action& action);
+void add_map_command(CLI::App& app, Action& action, const std::string& command_line);
 // The arguments with MUMmer's single-dash words (-mum, -maxmatch, ...) of `hyalign mem` as the
 // --words CLI11 reads.
 std::vector<std::string> mummer_style_arguments(int argc, char** argv);

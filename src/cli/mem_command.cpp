@@ -2,6 +2,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "index/index_file.hpp"
 #include "mem/mem.hpp"
 
 namespace hyalign::cli {
@@ -75,7 +76,7 @@ void add_mem_command(CLI::App& app, Action& action) {
   index->add_option("-o,--out", *index_output, "Index file to write (.hymi)")->required();
   index->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
   index->callback([=, &action] {
-    action = [=] { mem::run_mem_index(*index_input, *index_output, worker_threads(*threads, "-t")); };
+    action = [=] { index::build_index_file(*index_input, *index_output, worker_threads(*threads, "-t")); };
   });
 
   cmd->callback([=, &action] {

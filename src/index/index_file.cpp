@@ -20,6 +20,7 @@
 #include <xxhash.h>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/parallel.hpp"
 #include "io/atomic_output.hpp"
 
@@ -318,6 +319,31 @@ SuffixIndex read_index(const std::string& path, unsigned threads) {
   check_structure(path, parts.ref, parts.sa, parts.buckets, threads);
   return SuffixIndex(std::move(parts.ref), std::move(parts.sa), static_cast<unsigned>(header.prefix_letters),
                      std::move(parts.buckets));
+}
+
+index::SuffixIndex load_or_build_index(const std::string& reference, unsigned threads) {
+  Stopwatch clock;
+  if (index::is_index_file(reference)) {
+    index::SuffixIndex index = index::read_index(reference, threads);
+    log_info("read index {}: {} sequences, {} letters ({:.2f} s)", reference, index.reference().sequences(),
+             index.text().size() - index.reference().sequences(), clock.lap());
+    return index;
+  }
+  index::ReferenceText text = index::read_reference(reference);
+  const double read_seconds = clock.lap();
+  index::SuffixIndex index = index::SuffixIndex::build(std::move(text), threads);
+  log_info("indexed {}: {} sequences, {} letters (read {:.2f} s, suffix array {:.2f} s, {:.1f} bytes per letter)",
+           reference, index.reference().sequences(), index.text().size() - index.reference().sequences(),
+           read_seconds, clock.lap(), static_cast<double>(index.bytes()) / static_cast<double>(index.text().size()));
+  return index;
+}
+
+void build_index_file(const std::string& reference, const std::string& out, unsigned threads) {
+  const index::SuffixIndex index = load_or_build_index(reference, threads);
+  Stopwatch clock;
+  index::write_index(index, out);
+  log_info("wrote {} ({:.1f} MiB, {:.2f} s); peak memory {:.0f} MiB", out,
+           static_cast<double>(index.bytes()) / (1 << 20), clock.lap(), peak_memory_mib());
 }
 
 }  // namespace hyalign::index

@@ -14,4 +14,9 @@ void write_index(const SuffixIndex& index, const std::string& path);
 // Reads and checks the blocks on `threads` threads.
 SuffixIndex read_index(const std::string& path, unsigned threads);
 
+// An index file read back, or the index of a FASTA file built (`mem` and `map` take either).
+SuffixIndex load_or_build_index(const std::string& reference, unsigned threads);
+// `hyalign mem index` and `hyalign map index`: builds the index of a FASTA reference and writes it.
+void build_index_file(const std::string& reference, const std::string& out, unsigned threads);
+
 }  // namespace hyalign::index

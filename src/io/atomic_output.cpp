@@ -177,6 +177,12 @@ void AtomicOutput::write(std::string_view text) {
   if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) fail(errno);
 }
 
+int AtomicOutput::descriptor() {
+  if (error_) fail(error_);
+  if (std::fflush(file_) != 0) fail(errno);
+  return fileno(file_);
+}
+
 void AtomicOutput::finish() {
   if (error_) fail(error_);
   if (finished_) return;

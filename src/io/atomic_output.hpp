@@ -23,6 +23,9 @@ class AtomicOutput {
   AtomicOutput& operator=(const AtomicOutput&) = delete;
 
   void write(std::string_view text);
+  // The open file's descriptor, after a flush, for a library that writes the output itself (htslib
+  // for BAM); it must be done (its own copy closed) before finish() or commit().
+  int descriptor();
   // Flushes and closes, so every write error has surfaced; the target is not replaced yet. Lets a
   // tool with several outputs finish all of them before it commits any. A write that failed
   // earlier is reported here again, so an output whose error was caught never commits.

@@ -21,23 +21,6 @@
 namespace hyalign::mem {
 namespace {
 
-index::SuffixIndex load_or_build_index(const std::string& reference, unsigned threads) {
-  Stopwatch clock;
-  if (index::is_index_file(reference)) {
-    index::SuffixIndex index = index::read_index(reference, threads);
-    log_info("read index {}: {} sequences, {} letters ({:.2f} s)", reference, index.reference().sequences(),
-             index.text().size() - index.reference().sequences(), clock.lap());
-    return index;
-  }
-  index::ReferenceText text = index::read_reference(reference);
-  const double read_seconds = clock.lap();
-  index::SuffixIndex index = index::SuffixIndex::build(std::move(text), threads);
-  log_info("indexed {}: {} sequences, {} letters (read {:.2f} s, suffix array {:.2f} s, {:.1f} bytes per letter)",
-           reference, index.reference().sequences(), index.text().size() - index.reference().sequences(),
-           read_seconds, clock.lap(), static_cast<double>(index.bytes()) / static_cast<double>(index.text().size()));
-  return index;
-}
-
 // IUPAC complements, as MUMmer 3.23 takes them: s and w are their own, and any letter without a
 // complement becomes n.
 constexpr char complement(char c) {
@@ -435,7 +418,7 @@ void run_mem(const MemOptions& options) {
   AtomicOutput out(options.out);  // opened first: an unwritable output fails before any work
   Stopwatch clock;
   const auto gpus_found = engine::start_gpu_enumeration(options.device);
-  const index::SuffixIndex index = load_or_build_index(options.reference, options.threads);
+  const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
   clock.lap();
   DeviceMatcher matcher(std::async(std::launch::async, [&] { return plan_mem_devices(options, index); }));
   const SectionWriter writer(index.reference(),
@@ -456,14 +439,6 @@ void run_mem(const MemOptions& options) {
   for (const auto& gpu : matcher.devices().gpus)
     log_info("  {}: {:.2f} s in kernels and transfers", gpu->name(), gpu->device_seconds());
   out.commit();
-}
-
-void run_mem_index(const std::string& reference, const std::string& out, unsigned threads) {
-  const index::SuffixIndex index = load_or_build_index(reference, threads);
-  Stopwatch clock;
-  index::write_index(index, out);
-  log_info("wrote {} ({:.1f} MiB, {:.2f} s); peak memory {:.0f} MiB", out,
-           static_cast<double>(index.bytes()) / (1 << 20), clock.lap(), peak_memory_mib());
 }
 
 }  // namespace hyalign::mem

@@ -29,7 +29,4 @@ struct MemOptions {
 
 void run_mem(const MemOptions& options);
 
-// `hyalign mem index`: builds the index of a FASTA reference and writes it.
-void run_mem_index(const std::string& reference, const std::string& out, unsigned threads);
-
 }  // namespace hyalign::mem

@@ -1,0 +1,146 @@
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "index/index_file.hpp"
+#include "map/map.hpp"
+
+namespace hyalign::cli {
+namespace {
+
+constexpr int kMaxScore = 1000;
+
+// "-L 5" or "-L 5,7": the clip bonuses at the read's start and end.
+void parse_clip_bonus(const std::string& text, kernels::ExtendScoring& scoring) {
+  const auto comma = text.find(',');
+  try {
+    std::size_t used = 0;
+    scoring.clip5 = std::stoi(text.substr(0, comma), &used);
+    if (used != (comma == std::string::npos ? text.size() : comma)) throw std::invalid_argument(text);
+    scoring.clip3 = comma == std::string::npos ? scoring.clip5 : std::stoi(text.substr(comma + 1), &used);
+    if (comma != std::string::npos && used != text.size() - comma - 1) throw std::invalid_argument(text);
+  } catch (const std::logic_error&) {
+    throw CLI::ValidationError("-L", "takes INT or INT,INT (got '" + text + "')");
+  }
+  if (scoring.clip5 < 0 || scoring.clip3 < 0 || scoring.clip5 > kMaxScore || scoring.clip3 > kMaxScore)
+    throw CLI::ValidationError("-L", "clip bonuses must be in 0.." + std::to_string(kMaxScore));
+}
+
+// "-I 500" or "-I 500,50": the insert-size distribution, instead of estimating it.
+void parse_insert_size(const std::string& text, map::MapParams& params) {
+  const auto comma = text.find(',');
+  try {
+    std::size_t used = 0;
+    params.insert_mean = std::stod(text.substr(0, comma), &used);
+    if (used != (comma == std::string::npos ? text.size() : comma)) throw std::invalid_argument(text);
+    params.insert_sd = 0;
+    if (comma != std::string::npos) {
+      params.insert_sd = std::stod(text.substr(comma + 1), &used);
+      if (used != text.size() - comma - 1) throw std::invalid_argument(text);
+    }
+  } catch (const std::logic_error&) {
+    throw CLI::ValidationError("-I", "takes MEAN or MEAN,SD (got '" + text + "')");
+  }
+  if (!(params.insert_mean >= 1 && params.insert_mean <= 1e9) || !(params.insert_sd >= 0 && params.insert_sd <= 1e9))
+    throw CLI::ValidationError("-I", "the mean must be in 1..1e9 and the sd in 0..1e9");
+}
+
+void add_index_subcommand(CLI::App& cmd, Action& action, std::shared_ptr<unsigned> threads) {
+  auto* index = cmd.add_subcommand("index", "Build the index of a FASTA reference once, for later runs (the same "
+                                             "file as 'hyalign mem index')");
+  auto input = std::make_shared<std::string>(), output = std::make_shared<std::string>();
+  index->add_option("reference", *input, "Reference FASTA (may be gzipped)")->required();
+  index->add_option("-o,--out", *output, "Index file to write (.hymi)")->required();
+  index->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
+  index->callback([=, &action] {
+    action = [=] { index::build_index_file(*input, *output, worker_threads(*threads, "-t")); };
+  });
+}
+
+void add_scoring_options(CLI::App& cmd, map::MapParams& p, std::shared_ptr<std::string> clip) {
+  auto& s = p.scoring;
+  cmd.add_option("-A", s.match, "Score of a match")->check(CLI::Range(1, kMaxScore))->capture_default_str();
+  cmd.add_option("-B", s.mismatch, "Penalty of a mismatch")->check(CLI::Range(0, kMaxScore))->capture_default_str();
+  cmd.add_option("-O", s.gap_open, "Gap open penalty (a gap of k letters costs O + k*E)")
+      ->check(CLI::Range(0, kMaxScore))
+      ->capture_default_str();
+  cmd.add_option("-E", s.gap_extend, "Gap extension penalty")->check(CLI::Range(1, kMaxScore))->capture_default_str();
+  cmd.add_option("-L", *clip, "Clipping penalty: bonus for reaching the read's start[,end] (INT or INT,INT)")
+      ->capture_default_str();
+  cmd.add_option("-U", p.unpaired_penalty, "Penalty for placing the two ends of a pair unpaired")
+      ->check(CLI::Range(0, kMaxScore))
+      ->capture_default_str();
+}
+
+void add_search_options(CLI::App& cmd, map::MapParams& p) {
+  cmd.add_option("-k", p.min_seed, "Shortest exact match that seeds a locus")
+      ->check(CLI::Range(8u, 1000u))
+      ->capture_default_str();
+  cmd.add_option("-w", p.band_margin, "Band width beyond the seeds' diagonals (the longest gap found between seeds)")
+      ->check(CLI::Range(0u, 10000u))
+      ->capture_default_str();
+  cmd.add_option("-r", p.reseed_factor, "Search matches longer than k times this again for repeat copies")
+      ->check(CLI::Range(1.0, 1000.0))
+      ->capture_default_str();
+  cmd.add_option("-c", p.max_occurrences, "A match with more copies seeds nothing")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  cmd.add_option("-D", p.drop_ratio, "Chains lighter than this fraction of a better one over the same letters are dropped")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd.add_option("-m", p.max_rescues, "Mate rescues per read at most")->check(CLI::Range(0u, 10000u))->capture_default_str();
+  cmd.add_option("-T", p.min_score, "Placements scoring less are not output")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void add_map_command(CLI::App& app, Action& action, const std::string& command_line) {
+  auto* cmd = app.add_subcommand(
+      "map", "Map short reads (single or paired, FASTQ/FASTA, may be gzipped) to a genome: SAM on stdout, or -o "
+             "out.sam|out.bam (a drop-in for 'bwa mem' and 'minimap2 -ax sr')");
+  auto options = std::make_shared<map::MapOptions>();
+  auto threads = std::make_shared<unsigned>(0);
+  auto device = std::make_shared<std::string>("auto");
+  auto kernel = std::make_shared<std::string>("auto");
+  auto clip = std::make_shared<std::string>("5");
+  auto insert = std::make_shared<std::string>();
+  auto batch_bases = std::make_shared<std::size_t>(options->batch_bases);
+  cmd->add_option("reference", options->reference, "Reference: FASTA (may be gzipped) or an index from 'map index'");
+  cmd->add_option("reads1", options->reads1, "Reads (FASTQ/FASTA, may be gzipped); the first ends of pairs");
+  cmd->add_option("reads2", options->reads2, "The second ends of pairs, in the same order");
+  cmd->add_flag("-p", options->interleaved, "Pairs interleaved in reads1 (end 1, end 2, end 1, ...)");
+  cmd->add_option("-o,--out", options->out, "Output: SAM, or BAM when the name ends in .bam ('-' = stdout)")
+      ->capture_default_str();
+  cmd->add_option("-R", options->read_group, "Read group header line such as '@RG\\tID:foo\\tSM:bar'");
+  cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
+  add_scoring_options(*cmd, options->params, clip);
+  add_search_options(*cmd, options->params);
+  cmd->add_option("-I", *insert, "Insert size mean[,sd] (default: estimated from each batch)");
+  cmd->add_flag("-a", options->params.all_alignments, "Output secondary placements too (flag 256)");
+  cmd->add_flag("-M", options->params.mark_secondary, "Mark split parts secondary (256) instead of supplementary (2048)");
+  cmd->add_flag("-Y", options->params.soft_clip_supplementary, "Soft-clip supplementary records (default hard)");
+  cmd->add_option("-K", *batch_bases, "Read letters per batch (insert sizes are estimated per batch)")
+      ->check(CLI::Range(std::size_t{1000}, std::size_t{1} << 36))
+      ->capture_default_str();
+  add_device_option(*cmd, *device);
+  cmd->add_option("--kernel", *kernel, "CPU alignment kernel: auto, scalar, avx2, avx512")->capture_default_str();
+  add_index_subcommand(*cmd, action, threads);
+
+  cmd->callback([=, &action] {
+    if (cmd->get_subcommand("index")->parsed()) return;
+    if (options->reference.empty() || options->reads1.empty())
+      throw CLI::RequiredError("map: a reference and a reads file (or the index subcommand)");
+    parse_clip_bonus(*clip, options->params.scoring);
+    if (!insert->empty()) parse_insert_size(*insert, options->params);
+    options->batch_bases = *batch_bases;
+    options->threads = worker_threads(*threads, "-t");
+    options->device = engine::parse_device_choice(*device);
+    options->kernel = engine::parse_kernel_choice(*kernel);
+    options->command_line = command_line;
+    action = [options] { map::run_map(*options); };
+  });
+}
+
+}  // namespace hyalign::cli

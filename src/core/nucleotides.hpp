@@ -1,0 +1,39 @@
+#pragma once
+// Nucleotides as 2-bit codes for the aligners: a/c/g/t (either case) are 0-3, anything else
+// (N, IUPAC ambiguity letters) is 4. The complement of a code is 3 - code; 4 stays 4.
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace hyalign {
+
+inline constexpr std::uint8_t kOtherBase = 4;
+
+inline constexpr std::array<std::uint8_t, 256> kBaseCodes = [] {
+  std::array<std::uint8_t, 256> codes{};
+  codes.fill(kOtherBase);
+  codes['A'] = codes['a'] = 0;
+  codes['C'] = codes['c'] = 1;
+  codes['G'] = codes['g'] = 2;
+  codes['T'] = codes['t'] = 3;
+  return codes;
+}();
+
+constexpr std::uint8_t base_code_of(char c) { return kBaseCodes[static_cast<unsigned char>(c)]; }
+constexpr std::uint8_t complement_code(std::uint8_t code) { return code < 4 ? static_cast<std::uint8_t>(3 - code) : code; }
+
+// Codes of `letters`, forward and reverse-complemented.
+inline void encode_bases(std::string_view letters, std::vector<std::uint8_t>& forward,
+                         std::vector<std::uint8_t>& reverse) {
+  const std::size_t n = letters.size();
+  forward.resize(n);
+  reverse.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint8_t c = base_code_of(letters[i]);
+    forward[i] = c;
+    reverse[n - 1 - i] = complement_code(c);
+  }
+}
+
+}  // namespace hyalign

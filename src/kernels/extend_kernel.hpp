@@ -1,0 +1,33 @@
+#pragma once
+// The narrow interface between `map` and whatever device aligns its reads: a batch of independent
+// (read, locus) problems, each scored as extend_score_scalar defines (kernels/scalar/extend_scalar.hpp).
+// The tool traces back only the placements it reports, with extend_align_scalar.
+#include <memory>
+#include <span>
+
+#include "engine/cpu_features.hpp"
+#include "engine/device_kernel.hpp"
+#include "kernels/scalar/extend_scalar.hpp"
+
+namespace hyalign::kernels {
+
+// Scores batches of tasks. Exact: every result equals extend_score_scalar's (the SIMD kernels run
+// 16-bit lanes and re-run in 32 bits a task whose best possible score does not fit them).
+class ExtendScorer {
+ public:
+  virtual ~ExtendScorer() = default;
+  // results[k] = the best cell of tasks[k].
+  virtual void score(std::span<const ExtendTask> tasks, std::span<ExtendScore> results) = 0;
+};
+
+class ExtendKernel : public engine::DeviceKernel {
+ public:
+  // Tasks per vector; callers hand out batches of many times this many.
+  virtual std::size_t lanes() const = 0;
+  virtual std::unique_ptr<ExtendScorer> make_scorer() const = 0;  // one per thread
+};
+
+// Throws UsageError for scores the kernels cannot take (negative costs, a match score below 1).
+std::unique_ptr<ExtendKernel> make_extend_cpu_kernel(engine::KernelChoice choice, const ExtendScoring& scoring);
+
+}  // namespace hyalign::kernels

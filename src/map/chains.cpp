@@ -1,0 +1,119 @@
+#include "map/chains.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <tuple>
+
+namespace hyalign::map {
+namespace {
+
+// Read letters covered by the seeds hits[first, last), whose query intervals may overlap.
+std::uint32_t covered_letters(std::vector<SeedHit>& hits, std::size_t first, std::size_t last) {
+  std::sort(hits.begin() + first, hits.begin() + last,
+            [](const SeedHit& a, const SeedHit& b) { return a.query_begin < b.query_begin; });
+  std::uint32_t covered = 0, end = 0;
+  for (std::size_t k = first; k < last; ++k) {
+    const std::uint32_t b = std::max(hits[k].query_begin, end), e = hits[k].query_begin + hits[k].length;
+    if (e > b) covered += e - b;
+    end = std::max(end, e);
+  }
+  return covered;
+}
+
+// A hit belongs with a chain's hits when each lies on its diagonal or on another read part: hits on
+// different diagonals over the same read letters are different places for them (a tandem repeat's
+// shifted copies), not one alignment with a gap. An indel lets the parts overlap by its length.
+bool colinear(const std::vector<SeedHit>& chain, const SeedHit& h) {
+  for (const SeedHit& m : chain) {
+    if (m.diagonal() == h.diagonal()) continue;
+    const std::int64_t overlap = std::min<std::int64_t>(m.query_begin + m.length, h.query_begin + h.length) -
+                                 std::max(m.query_begin, h.query_begin);
+    if (overlap > std::abs(m.diagonal() - h.diagonal())) return false;
+  }
+  return true;
+}
+
+bool overlaps_mostly(const Chain& a, const Chain& b) {
+  const std::uint32_t lo = std::max(a.query_begin, b.query_begin), hi = std::min(a.query_end, b.query_end);
+  if (hi <= lo) return false;
+  const std::uint32_t shorter = std::min(a.query_end - a.query_begin, b.query_end - b.query_begin);
+  return 2 * (hi - lo) >= shorter;
+}
+
+// Keeps the chains not much lighter than a kept heavier one over the same read letters.
+std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const MapParams& params) {
+  std::sort(chains.begin(), chains.end(), [](const Chain& a, const Chain& b) {
+    return std::tie(b.weight, a.reverse, a.sequence, a.diagonal_min) <
+           std::tie(a.weight, b.reverse, b.sequence, b.diagonal_min);
+  });
+  std::vector<Chain> kept;
+  for (const Chain& chain : chains) {
+    bool light = false;
+    for (const Chain& better : kept)
+      if (overlaps_mostly(chain, better) && chain.weight < params.drop_ratio * better.weight) {
+        light = true;
+        break;
+      }
+    if (!light) kept.push_back(chain);
+    if (kept.size() == params.max_chains) break;
+  }
+  return kept;
+}
+
+// The chain of hits[first, last) (sorted by diagonal).
+Chain make_chain(std::vector<SeedHit>& hits, std::size_t first, std::size_t last, std::uint32_t sequence) {
+  Chain chain;
+  chain.reverse = hits[first].reverse;
+  chain.sequence = sequence;
+  chain.diagonal_min = hits[first].diagonal();
+  chain.diagonal_max = hits[last - 1].diagonal();
+  chain.weight = covered_letters(hits, first, last);  // sorts the chain's hits by read position
+  chain.query_begin = hits[first].query_begin;
+  for (std::size_t k = first; k < last; ++k)
+    chain.query_end = std::max(chain.query_end, hits[k].query_begin + hits[k].length);
+  return chain;
+}
+
+}  // namespace
+
+std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
+                               std::uint32_t read_length, const MapParams& params) {
+  std::sort(hits.begin(), hits.end(), [](const SeedHit& a, const SeedHit& b) {
+    return std::make_tuple(a.reverse, a.diagonal(), a.query_begin) <
+           std::make_tuple(b.reverse, b.diagonal(), b.query_begin);
+  });
+  const std::int64_t max_step = params.band_margin, max_spread = std::max<std::int64_t>(read_length, max_step);
+  // Chains still open to hits on later diagonals, each as the hits it holds.
+  struct Building {
+    std::vector<SeedHit> hits;
+    std::uint32_t sequence;
+  };
+  std::vector<Building> open;
+  std::vector<Chain> chains;
+  auto close = [&](Building& b) {
+    chains.push_back(make_chain(b.hits, 0, b.hits.size(), b.sequence));
+  };
+  for (const SeedHit& h : hits) {
+    const auto sequence = static_cast<std::uint32_t>(reference.sequence_at(h.text_pos));
+    // Chains that end too far before this diagonal are done.
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < open.size(); ++k) {
+      const SeedHit& last = open[k].hits.back();
+      if (last.reverse != h.reverse || h.diagonal() - last.diagonal() > max_step) close(open[k]);
+      else if (kept++ != k) open[kept - 1] = std::move(open[k]);
+    }
+    open.resize(kept);
+    Building* home = nullptr;
+    for (Building& b : open)
+      if (b.sequence == sequence && h.diagonal() - b.hits.front().diagonal() <= max_spread && colinear(b.hits, h)) {
+        home = &b;
+        break;
+      }
+    if (home != nullptr) home->hits.push_back(h);
+    else open.push_back({{h}, sequence});
+  }
+  for (Building& b : open) close(b);
+  return drop_light_chains(std::move(chains), params);
+}
+
+}  // namespace hyalign::map

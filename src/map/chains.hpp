@@ -1,0 +1,26 @@
+#pragma once
+// Seeds grouped by locus: hits on one strand of one reference sequence whose diagonals (reference
+// position minus read position) lie close together are one chain, a candidate place for the read.
+// Chains much lighter than a better one over the same read letters are dropped before alignment.
+#include <cstdint>
+#include <vector>
+
+#include "index/reference_text.hpp"
+#include "map/map.hpp"
+#include "map/seeds.hpp"
+
+namespace hyalign::map {
+
+struct Chain {
+  bool reverse = false;
+  std::uint32_t sequence = 0;
+  std::int64_t diagonal_min = 0, diagonal_max = 0;
+  std::uint32_t weight = 0;  // read letters its seeds cover
+  std::uint32_t query_begin = 0, query_end = 0;  // the seeds' span on the read
+};
+
+// `hits` is reordered. Chains come out heaviest first, at most params.max_chains.
+std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
+                               std::uint32_t read_length, const MapParams& params);
+
+}  // namespace hyalign::map

@@ -1,0 +1,136 @@
+#include "map/end_mapping.hpp"
+
+#include <algorithm>
+
+#include "core/nucleotides.hpp"
+#include "map/mapq.hpp"
+
+namespace hyalign::map {
+namespace {
+
+constexpr std::size_t kMaxTraced = 20;  // placements traced back per read
+
+// The placement of a chain that matches the whole read exactly: no alignment scores more.
+Placement exact_placement(const Chain& chain, std::int32_t length, const kernels::ExtendScoring& scoring) {
+  Placement p;
+  p.reverse = chain.reverse;
+  p.sequence = chain.sequence;
+  p.score = length * scoring.match + scoring.clip5 + scoring.clip3;
+  p.text_begin = chain.diagonal_min;
+  p.text_end = chain.diagonal_min + length;
+  p.query_begin = 0;
+  p.query_end = length;
+  p.seed_weight = chain.weight;
+  p.traced = true;
+  p.cigar = {{kernels::CigarOp::match, static_cast<std::uint32_t>(length)}};
+  return p;
+}
+
+bool matches_whole_read(const Chain& chain, std::int32_t length) {
+  return chain.diagonal_min == chain.diagonal_max && chain.query_begin == 0 &&
+         chain.query_end == static_cast<std::uint32_t>(length) && chain.weight == static_cast<std::uint32_t>(length);
+}
+
+}  // namespace
+
+void EndLetters::assign(std::string_view letters) {
+  encode_bases(letters, codes[0], codes[1]);
+  for (int strand = 0; strand < 2; ++strand) {
+    pattern[strand].resize(codes[strand].size());
+    for (std::size_t i = 0; i < codes[strand].size(); ++i)
+      pattern[strand][i] = codes[strand][i] < 4 ? "acgt"[codes[strand][i]] : 'N';
+  }
+}
+
+std::uint64_t name_hash(std::string_view name) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return h;
+}
+
+EndMapper::EndMapper(const index::SuffixIndex& index, const MapParams& params)
+    : index_(index), params_(params), seeds_(index, params) {}
+
+void EndMapper::add_tasks(std::span<const EndLetters> ends, LocusAligner& aligner, std::span<EndTasks> tasks) const {
+  std::vector<std::vector<SeedHit>> hits(ends.size());
+  std::vector<SeedQuery> queries;
+  queries.reserve(2 * ends.size());
+  for (std::size_t e = 0; e < ends.size(); ++e)
+    for (int strand = 0; strand < 2; ++strand) queries.push_back({ends[e].pattern[strand], strand == 1, &hits[e]});
+  seeds_.find(queries);
+  for (std::size_t e = 0; e < ends.size(); ++e) {
+    const EndLetters& letters = ends[e];
+    EndTasks& t = tasks[e];
+    t = {};
+    for (const Chain& chain : chain_seeds(hits[e], index_.reference(), letters.length(), params_)) {
+      if (matches_whole_read(chain, letters.length())) {
+        t.exact.push_back(exact_placement(chain, letters.length(), params_.scoring));
+        continue;
+      }
+      t.ids.push_back(aligner.add(letters.codes[chain.reverse], chain_window(chain, params_.band_margin)));
+      t.weights.push_back(chain.weight);
+      t.reverse.push_back(chain.reverse);
+    }
+  }
+}
+
+void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, std::int32_t read_length,
+                        std::uint64_t tie_seed, EndResult& result) const {
+  result = {};
+  result.placements = tasks.exact;
+  for (std::size_t k = 0; k < tasks.ids.size(); ++k) {
+    Placement p = aligner.placement(tasks.ids[k], tasks.reverse[k]);
+    if (p.score <= 0) continue;
+    p.seed_weight = tasks.weights[k];
+    result.placements.push_back(std::move(p));
+  }
+  sort_placements(result.placements, tie_seed);
+  choose_placements(result, read_length, params_, &aligner);
+  set_single_end_mapq(result, read_length, params_);
+}
+
+void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params,
+                       const LocusAligner* aligner_for_trace) {
+  auto& all = result.placements;
+  result.primary = -1;
+  result.supplementary.clear();
+  result.secondary.clear();
+  result.sub_score = 0;
+  result.alternatives.clear();
+  if (all.empty() || all.front().score < params.min_score) return;
+  const int limit = all.front().score / 2;
+  std::vector<int> heads;  // the primary and supplementary placements
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    Placement& p = all[k];
+    if (!p.traced) {
+      if (k >= kMaxTraced || p.score < limit || aligner_for_trace == nullptr) {
+        // Untraced alternatives count against the primary.
+        result.sub_score = std::max(result.sub_score, p.score);
+        result.alternatives.push_back(p.score);
+        continue;
+      }
+      aligner_for_trace->trace(p);
+    }
+    int over = -1;
+    for (int h : heads)
+      if (overlap_on_read(p, all[static_cast<std::size_t>(h)], read_length)) {
+        over = h;
+        break;
+      }
+    if (over < 0) {
+      if (p.score < params.min_score) continue;
+      heads.push_back(static_cast<int>(k));
+      if (heads.size() == 1) result.primary = static_cast<int>(k);
+      else result.supplementary.push_back(static_cast<int>(k));
+      continue;
+    }
+    if (over == result.primary) {
+      result.sub_score = std::max(result.sub_score, p.score);
+      result.alternatives.push_back(p.score);
+      if (p.score >= params.min_score) result.secondary.push_back(static_cast<int>(k));
+    }
+  }
+  result.seed_weight = result.best().seed_weight;
+}
+
+}  // namespace hyalign::map

@@ -1,0 +1,68 @@
+#pragma once
+// One read (one end of a pair) mapped on its own: seeds, chains and their alignment tasks, then,
+// once the kernel has scored the tasks, its placements sorted and the reported ones traced back:
+// the primary, the supplementary parts (read letters the primary leaves unaligned, aligned
+// elsewhere) and the secondary ones (other places for the primary's letters).
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "map/placements.hpp"
+#include "map/seeds.hpp"
+
+namespace hyalign::map {
+
+struct EndResult {
+  std::vector<Placement> placements;  // best first
+  int primary = -1;                   // index in placements; -1: unmapped
+  std::vector<int> supplementary;
+  std::vector<int> secondary;
+  int sub_score = 0;   // the best other placement of the primary's letters (XS)
+  std::vector<int> alternatives;  // scores of the other placements of the primary's letters
+  std::uint32_t seed_weight = 0;
+  int mapq = 0;
+  bool mapped() const { return primary >= 0; }
+  const Placement& best() const { return placements[static_cast<std::size_t>(primary)]; }
+};
+
+// A read's letters as the aligners take them.
+struct EndLetters {
+  std::vector<std::uint8_t> codes[2];  // forward, reverse complement
+  std::string pattern[2];              // a/c/g/t lower case, others 'N': the seeds' search text
+  std::int32_t length() const { return static_cast<std::int32_t>(codes[0].size()); }
+  void assign(std::string_view letters);
+};
+
+// The tasks of one end: what add_end_tasks queued, to collect once they are scored.
+struct EndTasks {
+  std::vector<std::size_t> ids;
+  std::vector<std::uint32_t> weights;
+  std::vector<bool> reverse;
+  std::vector<Placement> exact;  // chains that are one exact match of the whole read need no task
+};
+
+class EndMapper {
+ public:
+  EndMapper(const index::SuffixIndex& index, const MapParams& params);
+  // Seeds and chains of each end (seeded together), each chain queued on `aligner`.
+  void add_tasks(std::span<const EndLetters> ends, LocusAligner& aligner, std::span<EndTasks> tasks) const;
+  // After aligner.score_all(): the end's placements, chosen and traced. `tie_seed` fixes the order
+  // of equal placements.
+  void collect(const EndTasks& tasks, const LocusAligner& aligner, std::int32_t read_length, std::uint64_t tie_seed,
+               EndResult& result) const;
+
+ private:
+  const index::SuffixIndex& index_;
+  const MapParams& params_;
+  SeedFinder seeds_;
+};
+
+// Marks primary, supplementary and secondary placements and the sub-optimal score, tracing back
+// those it needs. Placements are sorted best first.
+void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params,
+                       const LocusAligner* aligner_for_trace);
+
+std::uint64_t name_hash(std::string_view name);
+
+}  // namespace hyalign::map

@@ -1,0 +1,257 @@
+// hyalign map: the run. Batches of reads are read, mapped on every thread in chunks (seeds, chains,
+// one kernel call per chunk for its alignments, then pairing with a second kernel call for mate
+// rescue), and written in input order; the next batch is read while one is mapped.
+#include "map/map.hpp"
+
+#include <algorithm>
+#include <future>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/parallel.hpp"
+#include "hyalign/version.hpp"
+#include "index/index_file.hpp"
+#include "io/sam_writer.hpp"
+#include "map/end_mapping.hpp"
+#include "map/pairing.hpp"
+#include "map/read_input.hpp"
+#include "map/sam_records.hpp"
+
+namespace hyalign::map {
+namespace {
+
+constexpr std::size_t kChunkFragments = 64;  // reads (or pairs) a worker maps with one kernel call
+
+// SAM needs distinct, non-empty reference sequences.
+void check_reference(const index::ReferenceText& ref, const std::string& path) {
+  std::set<std::string_view> seen;
+  for (std::size_t s = 0; s < ref.sequences(); ++s) {
+    if (ref.lengths[s] == 0) throw InputError(path, fmt::format("reference sequence '{}' has no letters", ref.names[s]));
+    if (!seen.insert(ref.names[s]).second)
+      throw InputError(path, fmt::format("two reference sequences are named '{}'", ref.names[s]));
+  }
+}
+
+// -R's text with its \t written as tabs; its ID.
+std::pair<std::string, std::string> read_group_line(const std::string& given) {
+  if (given.empty()) return {};
+  std::string line;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    if (given[i] == '\\' && i + 1 < given.size() && given[i + 1] == 't') {
+      line.push_back('\t');
+      ++i;
+    } else {
+      line.push_back(given[i]);
+    }
+  }
+  if (line.rfind("@RG\t", 0) != 0) throw UsageError("-R: the read group line must start with '@RG\\t'");
+  const auto at = line.find("\tID:");
+  if (at == std::string::npos) throw UsageError("-R: the read group line has no ID field");
+  const auto end = line.find('\t', at + 4);
+  std::string id = line.substr(at + 4, end == std::string::npos ? std::string::npos : end - at - 4);
+  if (id.empty()) throw UsageError("-R: the read group's ID is empty");
+  if (line.find('\n') != std::string::npos) throw UsageError("-R: the read group line holds a line break");
+  return {line, id};
+}
+
+std::string sam_header(const index::ReferenceText& ref, const std::string& read_group, const std::string& command_line) {
+  std::string header = "@HD\tVN:1.6\tSO:unsorted\tGO:query\n";
+  for (std::size_t s = 0; s < ref.sequences(); ++s) fmt::format_to(std::back_inserter(header), "@SQ\tSN:{}\tLN:{}\n", ref.names[s], ref.lengths[s]);
+  if (!read_group.empty()) header += read_group + "\n";
+  std::string command = command_line;
+  std::replace(command.begin(), command.end(), '\t', ' ');
+  fmt::format_to(std::back_inserter(header), "@PG\tID:hyalign\tPN:hyalign\tVN:{}\tCL:{}\n", kVersion, command);
+  return header;
+}
+
+struct BatchCounts {
+  std::size_t reads = 0, mapped = 0, proper_pairs = 0;
+};
+
+// One worker's tools.
+struct Worker {
+  std::unique_ptr<kernels::ExtendScorer> scorer;
+  std::unique_ptr<LocusAligner> aligner;
+  std::vector<bam1_t*> records;
+  kstring_t line = KS_INITIALIZE;
+  ~Worker() {
+    for (bam1_t* b : records) bam_destroy1(b);
+    ks_free(&line);
+  }
+};
+
+// A chunk's output: SAM text, or BAM records (owned).
+struct ChunkOutput {
+  std::string text;
+  std::vector<bam1_t*> records;
+  BatchCounts counts;
+  ChunkOutput() = default;
+  ChunkOutput(ChunkOutput&& other) noexcept = default;
+  ChunkOutput& operator=(ChunkOutput&&) noexcept = default;
+  ~ChunkOutput() {
+    for (bam1_t* b : records) bam_destroy1(b);
+  }
+};
+
+class BatchMapper {
+ public:
+  BatchMapper(const index::SuffixIndex& index, const MapOptions& options, const kernels::ExtendKernel& kernel,
+              const sam_hdr_t* header, bool binary, std::string read_group_id)
+      : index_(index), options_(options), params_(options.params), end_mapper_(index, params_),
+        records_(index.reference(), {read_group_id, params_.all_alignments, params_.mark_secondary,
+                                     params_.soft_clip_supplementary, params_.scoring}),
+        header_(header), binary_(binary), workers_(options.threads) {
+    for (Worker& w : workers_) {
+      w.scorer = kernel.make_scorer();
+      w.aligner = std::make_unique<LocusAligner>(index, params_.scoring, *w.scorer);
+    }
+    if (params_.insert_mean > 0) sizes_ = given_insert_sizes(params_.insert_mean, params_.insert_sd);
+  }
+
+  std::vector<ChunkOutput> map(const ReadBatch& batch) {
+    const std::size_t n = batch.reads.size(), per_chunk = kChunkFragments * (batch.paired ? 2 : 1);
+    const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
+    letters_.resize(n);
+    results_.resize(n);
+    parallel_for(chunks, options_.threads, [&](std::size_t c, unsigned w) {
+      map_ends(batch, c * per_chunk, std::min(n, (c + 1) * per_chunk), workers_[w]);
+    });
+    if (batch.paired && params_.insert_mean <= 0) {
+      sizes_ = estimate_insert_sizes({results_.data(), n}, sizes_);
+      if (sizes_.known)
+        log_info("map: insert size {:.1f} +- {:.1f} (proper {}-{}), from {} pairs", sizes_.mean, sizes_.sd, sizes_.low,
+                 sizes_.high, sizes_.pairs);
+    }
+    std::vector<ChunkOutput> out(chunks);
+    parallel_for(chunks, options_.threads, [&](std::size_t c, unsigned w) {
+      finish_chunk(batch, c * per_chunk, std::min(n, (c + 1) * per_chunk), workers_[w], out[c]);
+    });
+    return out;
+  }
+
+ private:
+  // Seeds, chains, one kernel call, and each end's placements.
+  void map_ends(const ReadBatch& batch, std::size_t first, std::size_t last, Worker& w) {
+    std::vector<EndTasks> tasks(last - first);
+    w.aligner->clear();
+    for (std::size_t r = first; r < last; ++r) letters_[r].assign(batch.reads[r].letters);
+    end_mapper_.add_tasks({letters_.data() + first, last - first}, *w.aligner, tasks);
+    w.aligner->score_all();
+    for (std::size_t r = first; r < last; ++r)
+      end_mapper_.collect(tasks[r - first], *w.aligner, letters_[r].length(), name_hash(batch.reads[r].name), results_[r]);
+  }
+
+  // Mate rescue, the pair's choice, and the records.
+  void finish_chunk(const ReadBatch& batch, std::size_t first, std::size_t last, Worker& w, ChunkOutput& out) {
+    if (batch.paired) rescue_mates(batch, first, last, w);
+    std::vector<bam1_t*> records;
+    const std::size_t step = batch.paired ? 2 : 1;
+    for (std::size_t r = first; r < last; r += step) {
+      bool proper = false;
+      if (batch.paired)
+        proper = choose_pair(results_[r], results_[r + 1], letters_[r].length(), letters_[r + 1].length(), sizes_, params_);
+      for (std::size_t e = 0; e < step; ++e) {
+        const EndRecordInput end{&batch.reads[r + e], &results_[r + e], &letters_[r + e]};
+        const EndRecordInput mate{&batch.reads[r + 1 - e], &results_[r + 1 - e], &letters_[r + 1 - e]};
+        records_.add(end, batch.paired ? &mate : nullptr, static_cast<int>(e), proper, records);
+        out.counts.reads += 1;
+        out.counts.mapped += results_[r + e].mapped();
+      }
+      out.counts.proper_pairs += proper;
+    }
+    if (binary_) {
+      out.records = std::move(records);
+      return;
+    }
+    for (bam1_t* b : records) {
+      w.line.l = 0;
+      if (sam_format1(header_, b, &w.line) < 0) throw std::bad_alloc();
+      out.text.append(w.line.s, w.line.l);
+      out.text.push_back('\n');
+      bam_destroy1(b);
+    }
+  }
+
+  void rescue_mates(const ReadBatch& batch, std::size_t first, std::size_t last, Worker& w) {
+    if (!sizes_.known) return;
+    std::vector<std::vector<RescueTask>> tasks(last - first);
+    w.aligner->clear();
+    for (std::size_t r = first; r < last; ++r) {
+      const std::size_t mate = r ^ 1;
+      queue_rescues(results_[mate], letters_[r], results_[r], sizes_, index_.reference(), params_, *w.aligner,
+                    tasks[r - first]);
+    }
+    w.aligner->score_all();
+    for (std::size_t r = first; r < last; ++r)
+      add_rescued(tasks[r - first], *w.aligner, letters_[r].length(), name_hash(batch.reads[r].name), params_, results_[r]);
+  }
+
+  const index::SuffixIndex& index_;
+  const MapOptions& options_;
+  const MapParams& params_;
+  EndMapper end_mapper_;
+  RecordBuilder records_;
+  const sam_hdr_t* header_;
+  bool binary_;
+  std::vector<Worker> workers_;
+  std::vector<EndLetters> letters_;
+  std::vector<EndResult> results_;
+  InsertSizes sizes_;
+};
+
+void write_chunks(SamWriter& writer, std::vector<ChunkOutput>& chunks, BatchCounts& totals) {
+  for (ChunkOutput& c : chunks) {
+    if (writer.binary()) writer.write_records(c.records.data(), c.records.size());
+    else writer.write_text(c.text);
+    totals.reads += c.counts.reads;
+    totals.mapped += c.counts.mapped;
+    totals.proper_pairs += c.counts.proper_pairs;
+  }
+}
+
+void check_options(const MapOptions& options) {
+  if (options.device == engine::DeviceChoice::gpu || options.device == engine::DeviceChoice::all)
+    throw UsageError("hyalign map runs on the CPU in this version: --device gpu is not available yet (use cpu or auto)");
+  if (options.params.min_seed < 1) throw UsageError("-k must be at least 1");
+}
+
+}  // namespace
+
+void run_map(const MapOptions& options) {
+  check_options(options);
+
+  Stopwatch clock;
+  const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
+  check_reference(index.reference(), options.reference);
+  const auto kernel = kernels::make_extend_cpu_kernel(options.kernel, options.params.scoring);
+  const auto [read_group, read_group_id] = read_group_line(options.read_group);
+  ReadInput input(options.reads1, options.reads2, options.interleaved);
+  SamWriter writer(options.out, sam_header(index.reference(), read_group, options.command_line), options.threads);
+  BatchMapper mapper(index, options, *kernel, writer.header(), writer.binary(), read_group_id);
+  log_info("map: {} threads, {} kernel, {}", options.threads, kernel->name(), input.paired() ? "paired reads" : "single reads");
+  BatchCounts totals;
+  ReadBatch batch, next;
+  bool more = input.next(batch, options.batch_bases);
+  while (more) {
+    auto reading = std::async(std::launch::async, [&] { return input.next(next, options.batch_bases); });
+    std::vector<ChunkOutput> chunks;
+    try {
+      chunks = mapper.map(batch);
+    } catch (...) {
+      reading.wait();
+      throw;
+    }
+    write_chunks(writer, chunks, totals);
+    more = reading.get();
+    std::swap(batch, next);
+  }
+  writer.commit();
+  log_info("map: {} reads, {} mapped ({:.2f} %), {} proper pairs; {:.2f} s, peak memory {:.0f} MiB", totals.reads,
+           totals.mapped, totals.reads ? 100.0 * totals.mapped / totals.reads : 0.0, totals.proper_pairs, clock.lap(),
+           peak_memory_mib());
+}
+
+}  // namespace hyalign::map

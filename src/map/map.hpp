@@ -1,0 +1,50 @@
+#pragma once
+// hyalign map: short reads (single or paired) placed on a genome, SAM or BAM out, as `bwa mem`
+// and `minimap2 -ax sr` do. The steps, one file each: read_pairs (input), seeds (exact matches from
+// the suffix index), chains (seeds grouped by locus), placements (the (read, locus) alignments on
+// the extension kernel, traced back), pairing (insert sizes, mate rescue, pair choice), mapq,
+// sam_records (the records), this file's run (batches read, mapped on all threads, written in order).
+#include <string>
+#include <vector>
+
+#include "engine/cpu_features.hpp"
+#include "engine/devices.hpp"
+#include "kernels/scalar/extend_scalar.hpp"
+
+namespace hyalign::map {
+
+struct MapParams {
+  kernels::ExtendScoring scoring;  // -A -B -O -E -L (BWA-MEM's defaults)
+  unsigned min_seed = 19;           // -k: shortest exact match that seeds a locus
+  double reseed_factor = 1.5;       // -r: matches longer than min_seed * this are searched again for copies
+  unsigned max_occurrences = 500;   // -c: a match with more copies seeds no locus
+  unsigned band_margin = 16;        // -w: band half-width beyond the seeds' diagonals
+  int min_score = 30;               // -T: placements scoring less are not reported
+  int unpaired_penalty = 17;        // -U: a pair placed as two unpaired reads scores this much less
+  double drop_ratio = 0.5;          // -D: a chain weighing less than this fraction of a better one that
+                                    //     covers the same read letters is not aligned
+  unsigned max_chains = 50;         // chains aligned per read and strand set
+  unsigned max_rescues = 50;        // -m: placements of one end whose mate is searched near them
+  bool all_alignments = false;      // -a: secondary placements as records (flag 256)
+  bool mark_secondary = false;      // -M: split parts as secondary instead of supplementary
+  bool soft_clip_supplementary = false;  // -Y
+  double insert_mean = 0, insert_sd = 0;  // -I: given insert-size distribution (0: estimated)
+};
+
+struct MapOptions {
+  std::string reference;  // FASTA (plain or gzip) or an index file from `map index` / `mem index`
+  std::string reads1, reads2;
+  bool interleaved = false;  // -p: reads1 holds both ends of each pair
+  std::string out = "-";     // SAM, or BAM when the name ends in .bam
+  std::string read_group;    // -R: a whole @RG line (tabs written as \t)
+  std::string command_line;  // for @PG
+  unsigned threads = 1;
+  engine::DeviceChoice device = engine::DeviceChoice::cpu;
+  engine::KernelChoice kernel = engine::KernelChoice::automatic;
+  std::size_t batch_bases = 20'000'000;  // -K: read letters per batch (the insert sizes are estimated per batch)
+  MapParams params;
+};
+
+void run_map(const MapOptions& options);
+
+}  // namespace hyalign::map

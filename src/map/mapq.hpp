@@ -1,0 +1,28 @@
+#pragma once
+// Mapping qualities: the Phred-scaled probability that a placement is wrong, from the score gaps
+// to the other placements found for the same read letters. A score unit is worth a fixed number of
+// Phred points (a mismatch in place of a match costs match + mismatch units, and at Illumina error
+// rates such a difference makes the other place about 10^-2.5 times as likely); a floor stands for
+// the places the seeds would not find (a read aligned with many errors could have come from one).
+#include <span>
+
+#include "map/end_mapping.hpp"
+#include "map/map.hpp"
+
+namespace hyalign::map {
+
+// Phred points per score unit for `scoring`.
+double phred_per_score_unit(const kernels::ExtendScoring& scoring);
+
+// MAPQ (0-60) of a placement scoring `best` with `others` the scores of its alternatives and
+// `unseen` the score of an alternative the search might have missed.
+int mapq_from_scores(double best, std::span<const double> others, double unseen, const MapParams& params);
+
+// The score of an alternative that seeds of `min_seed` letters could miss for a read of `length`
+// letters aligned with score `best`.
+int unseen_alternative_score(int best, int read_length, const MapParams& params);
+
+// The single-end MAPQ of an end's primary placement, from its alternatives.
+void set_single_end_mapq(EndResult& end, std::int32_t read_length, const MapParams& params);
+
+}  // namespace hyalign::map

@@ -1,0 +1,172 @@
+#include "map/pairing.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "map/mapq.hpp"
+
+namespace hyalign::map {
+namespace {
+
+constexpr std::size_t kMinPairsForEstimate = 25;
+constexpr int kConfidentMapq = 20;     // ends trusted for the insert-size estimate
+constexpr double kOutlierIqrs = 2.0;   // beyond the quartiles, pairs left out of the estimate
+constexpr double kProperSds = 4.0;     // proper pairs' insert sizes: mean +- this many sds
+constexpr int kPairedMapqBoost = 40;   // the most pairing adds to an end's own MAPQ
+
+bool placed_confidently(const EndResult& end) { return end.mapped() && end.mapq >= kConfidentMapq; }
+
+double quantile(const std::vector<std::int64_t>& sorted, double q) {
+  return static_cast<double>(sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)]);
+}
+
+// The insert size's log-likelihood under the normal distribution, in score units (log base 4 of
+// the two-sided tail, as one extra base of evidence is worth a factor of 4).
+// Not rounded: between copies of a repeat that score the same, the insert size is the only
+// evidence, and a small difference in it is real.
+double insert_score(std::int64_t size, const InsertSizes& sizes, const kernels::ExtendScoring& scoring) {
+  const double z = std::abs(static_cast<double>(size) - sizes.mean) / std::max(sizes.sd, 1.0);
+  const double tail = std::max(std::erfc(z / std::sqrt(2.0)), 1e-300);  // both tails
+  return std::log(tail) / std::log(4.0) * scoring.match;
+}
+
+// Moves placements[k] to the front (the rest keep their order) and chooses again around it.
+void make_primary(EndResult& end, int k, std::int32_t read_length, const MapParams& params) {
+  if (k > 0) std::rotate(end.placements.begin(), end.placements.begin() + k, end.placements.begin() + k + 1);
+  const int mapq = end.mapq;
+  choose_placements(end, read_length, params, nullptr);
+  end.mapq = mapq;
+}
+
+}  // namespace
+
+InsertSizes given_insert_sizes(double mean, double sd) {
+  InsertSizes sizes;
+  sizes.known = true;
+  sizes.mean = mean;
+  sizes.sd = sd > 0 ? sd : mean * 0.1;
+  sizes.low = std::max<std::int64_t>(1, std::llround(mean - kProperSds * sizes.sd));
+  sizes.high = std::llround(mean + kProperSds * sizes.sd);
+  return sizes;
+}
+
+std::int64_t fr_insert_size(const Placement& a, const Placement& b) {
+  if (a.sequence != b.sequence || a.reverse == b.reverse) return 0;
+  const Placement& forward = a.reverse ? b : a;
+  const Placement& reverse = a.reverse ? a : b;
+  return std::max<std::int64_t>(reverse.text_end - forward.text_begin, 0);
+}
+
+InsertSizes estimate_insert_sizes(std::span<const EndResult> ends, const InsertSizes& previous) {
+  std::vector<std::int64_t> sizes;
+  for (std::size_t k = 0; k + 1 < ends.size(); k += 2) {
+    if (!placed_confidently(ends[k]) || !placed_confidently(ends[k + 1])) continue;
+    if (const std::int64_t size = fr_insert_size(ends[k].best(), ends[k + 1].best()); size > 0) sizes.push_back(size);
+  }
+  if (sizes.size() < kMinPairsForEstimate) return previous;
+  std::sort(sizes.begin(), sizes.end());
+  const double q1 = quantile(sizes, 0.25), q3 = quantile(sizes, 0.75), iqr = q3 - q1;
+  const double low = q1 - kOutlierIqrs * iqr, high = q3 + kOutlierIqrs * iqr;
+  double sum = 0, sum2 = 0;
+  std::size_t n = 0;
+  for (std::int64_t s : sizes)
+    if (s >= low && s <= high) sum += static_cast<double>(s), sum2 += static_cast<double>(s) * s, ++n;
+  if (n < kMinPairsForEstimate) return previous;
+  const double mean = sum / n, sd = std::sqrt(std::max(0.0, sum2 / n - mean * mean));
+  InsertSizes out = given_insert_sizes(mean, std::max(sd, 1.0));
+  out.pairs = n;
+  return out;
+}
+
+void queue_rescues(const EndResult& anchor, const EndLetters& mate_letters, const EndResult& mate,
+                   const InsertSizes& sizes, const index::ReferenceText& reference, const MapParams& params,
+                   LocusAligner& aligner, std::vector<RescueTask>& tasks) {
+  if (!anchor.mapped() || !sizes.known) return;
+  const std::int64_t length = mate_letters.length();
+  const int floor = anchor.best().score - params.unpaired_penalty;
+  unsigned queued = 0;
+  for (const Placement& p : anchor.placements) {
+    if (!p.traced || p.score < floor || p.score < params.min_score || queued == params.max_rescues) continue;
+    bool mate_near = false;
+    for (const Placement& q : mate.placements) {
+      const std::int64_t size = q.traced ? fr_insert_size(p, q) : 0;
+      mate_near |= size >= sizes.low && size <= sizes.high;
+    }
+    if (mate_near) continue;
+    // The mate lies on the other strand, its leftmost letter where the insert sizes put it.
+    const bool mate_reverse = !p.reverse;
+    const std::int64_t lowest = mate_reverse ? p.text_begin + sizes.low - length : p.text_end - sizes.high;
+    const std::int64_t highest = mate_reverse ? p.text_begin + sizes.high - length : p.text_end - sizes.low;
+    const std::int64_t seq_begin = static_cast<std::int64_t>(reference.starts[p.sequence]);
+    const std::int64_t seq_end = seq_begin + static_cast<std::int64_t>(reference.lengths[p.sequence]);
+    if (highest + length <= seq_begin || lowest >= seq_end) continue;
+    const Window window = rescue_window(std::max(lowest, seq_begin - length), std::min(highest, seq_end), p.sequence);
+    tasks.push_back({aligner.add(mate_letters.codes[mate_reverse], window), mate_reverse});
+    ++queued;
+  }
+}
+
+void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner, std::int32_t read_length,
+                 std::uint64_t tie_seed, const MapParams& params, EndResult& mate) {
+  bool added = false;
+  for (const RescueTask& t : tasks) {
+    Placement p = aligner.placement(t.task, t.reverse);
+    if (p.score < params.min_score) continue;
+    aligner.trace(p);
+    mate.placements.push_back(std::move(p));
+    added = true;
+  }
+  if (!added) return;
+  sort_placements(mate.placements, tie_seed);
+  choose_placements(mate, read_length, params, nullptr);
+  set_single_end_mapq(mate, read_length, params);
+}
+
+bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,
+                 const InsertSizes& sizes, const MapParams& params) {
+  if (!sizes.known || !first.mapped() || !second.mapped()) return false;
+  struct PairScore {
+    double score;
+    int i, j;
+  };
+  std::vector<PairScore> pairs;
+  for (std::size_t i = 0; i < first.placements.size(); ++i) {
+    const Placement& a = first.placements[i];
+    if (!a.traced || a.score < params.min_score) continue;
+    for (std::size_t j = 0; j < second.placements.size(); ++j) {
+      const Placement& b = second.placements[j];
+      if (!b.traced || b.score < params.min_score) continue;
+      const std::int64_t size = fr_insert_size(a, b);
+      if (size < sizes.low || size > sizes.high) continue;
+      pairs.push_back({a.score + b.score + insert_score(size, sizes, params.scoring), static_cast<int>(i),
+                       static_cast<int>(j)});
+    }
+  }
+  const double unpaired = first.best().score + second.best().score - params.unpaired_penalty;
+  if (pairs.empty()) return false;
+  const PairScore best = *std::min_element(pairs.begin(), pairs.end(), [](const PairScore& x, const PairScore& y) {
+    return std::tie(y.score, x.i, x.j) < std::tie(x.score, y.i, y.j);
+  });
+  if (best.score < unpaired) return false;
+  // Each end's alternatives: the pairs through its other placements, and the ends placed
+  // unpaired. The scores are rounded to whole units here: an insert-size difference of less than
+  // a unit picks between equal copies but is too little evidence to be sure of the pick.
+  auto end_mapq = [&](EndResult& end, int chosen, bool is_first, std::int32_t length) {
+    std::vector<double> others{std::round(unpaired)};
+    for (const PairScore& p : pairs)
+      if ((is_first ? p.i : p.j) != chosen) others.push_back(std::round(p.score));
+    const int own = end.placements[static_cast<std::size_t>(chosen)].score;
+    const double rounded_best = std::round(best.score);
+    const double unseen = rounded_best - own + unseen_alternative_score(own, length, params);
+    const int paired = mapq_from_scores(rounded_best, others, unseen, params);
+    return chosen == end.primary ? std::max(end.mapq, std::min(paired, end.mapq + kPairedMapqBoost)) : paired;
+  };
+  const int q1 = end_mapq(first, best.i, true, length1), q2 = end_mapq(second, best.j, false, length2);
+  make_primary(first, best.i, length1, params);
+  make_primary(second, best.j, length2, params);
+  first.mapq = q1;
+  second.mapq = q2;
+  return true;
+}
+
+}  // namespace hyalign::map

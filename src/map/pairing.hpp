@@ -1,0 +1,56 @@
+#pragma once
+// Pairs: the insert-size distribution of a batch, mate rescue (the other end searched for near
+// each good placement of one end, with a wide band) and the choice of the two ends' placements: the
+// pair whose scores plus the insert size's log-likelihood is best, or both ends unpaired when that
+// scores more than the unpaired penalty better. Only the FR orientation (Illumina's) pairs.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "index/reference_text.hpp"
+#include "map/end_mapping.hpp"
+
+namespace hyalign::map {
+
+struct InsertSizes {
+  bool known = false;
+  double mean = 0, sd = 0;
+  std::int64_t low = 0, high = 0;  // proper pairs' insert sizes
+  std::size_t pairs = 0;           // pairs the estimate came from
+};
+
+// From the batch's pairs whose ends are placed once each with confidence, with IQR outliers left
+// out. Falls back to `previous` when fewer than a few dozen pairs qualify.
+InsertSizes estimate_insert_sizes(std::span<const EndResult> ends, const InsertSizes& previous);
+
+// The given distribution (-I).
+InsertSizes given_insert_sizes(double mean, double sd);
+
+// The insert size of an FR pair (the forward end's first letter to the reverse end's last), 0
+// when the two are not an FR pair on one sequence.
+std::int64_t fr_insert_size(const Placement& a, const Placement& b);
+
+// A search for one end near a placement of the other, queued on a LocusAligner.
+struct RescueTask {
+  std::size_t task = 0;
+  bool reverse = false;  // the strand of the end searched for
+};
+
+// Queues a search for the mate (`mate_letters`, placed as `mate`) near each good placement of
+// `anchor` that has no placement of the mate within the insert-size range.
+void queue_rescues(const EndResult& anchor, const EndLetters& mate_letters, const EndResult& mate,
+                   const InsertSizes& sizes, const index::ReferenceText& reference, const MapParams& params,
+                   LocusAligner& aligner, std::vector<RescueTask>& tasks);
+
+// After aligner.score_all(): adds the placements the rescues found to `mate` (traced back) and
+// chooses its placements again.
+void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner, std::int32_t read_length,
+                 std::uint64_t tie_seed, const MapParams& params, EndResult& mate);
+
+
+// The pair's choice: sets each end's primary (the pair's placement when paired) and its MAPQ;
+// returns whether the pair is proper.
+bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,
+                 const InsertSizes& sizes, const MapParams& params);
+
+}  // namespace hyalign::map

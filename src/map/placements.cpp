@@ -1,0 +1,152 @@
+#include "map/placements.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/nucleotides.hpp"
+
+namespace hyalign::map {
+namespace {
+
+using kernels::CigarOp;
+using kernels::ExtendAlignment;
+using kernels::ExtendScore;
+using kernels::ExtendTask;
+
+// The traceback when the best cell is reached straight down its diagonal: the same alignment
+// extend_align_scalar returns (the diagonal is its first choice at every cell, and where the
+// ungapped path reaches the best score every H on it equals the path's running score), or none.
+std::optional<ExtendAlignment> trace_ungapped(const ExtendTask& task, const kernels::ExtendScoring& scoring,
+                                              const ExtendScore& best) {
+  const int d = best.target_end - best.query_end, m = static_cast<int>(task.query.size());
+  int h = 0, begin = 0;
+  for (int i = 0; i < best.query_end; ++i) {
+    const int before = i == 0 ? scoring.clip5 : h;
+    if (i > 0 && h == 0) begin = i;  // the alignment restarts after a cell that fell to 0
+    h = std::max(0, before + scoring.letter_score(task.query[i], task.target[i + d]));
+  }
+  if (h == 0 || h + (best.query_end == m ? scoring.clip3 : 0) != best.score) return std::nullopt;
+  ExtendAlignment out;
+  out.best = best;
+  out.query_begin = begin;
+  out.target_begin = begin + d;
+  if (begin > 0) out.cigar.push_back({CigarOp::soft_clip, static_cast<std::uint32_t>(begin)});
+  out.cigar.push_back({CigarOp::match, static_cast<std::uint32_t>(best.query_end - begin)});
+  if (best.query_end < m) out.cigar.push_back({CigarOp::soft_clip, static_cast<std::uint32_t>(m - best.query_end)});
+  return out;
+}
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+Window chain_window(const Chain& chain, std::uint32_t margin) {
+  const std::int64_t spread = chain.diagonal_max - chain.diagonal_min;
+  const std::int64_t half = (spread + 1) / 2 + margin;
+  const std::int64_t center = chain.diagonal_min + spread / 2;
+  return {center - half, static_cast<std::uint32_t>(2 * half + 1), chain.sequence};
+}
+
+Window rescue_window(std::int64_t lowest, std::int64_t highest, std::uint32_t sequence) {
+  return {lowest, static_cast<std::uint32_t>(std::max<std::int64_t>(1, highest - lowest + 1)), sequence};
+}
+
+LocusAligner::LocusAligner(const index::SuffixIndex& index, const kernels::ExtendScoring& scoring,
+                           kernels::ExtendScorer& scorer)
+    : index_(index), scoring_(scoring), scorer_(scorer) {}
+
+void LocusAligner::clear() {
+  letters_.clear();
+  offsets_.clear();
+  queries_.clear();
+  windows_.clear();
+  tasks_.clear();
+  scores_.clear();
+}
+
+std::size_t LocusAligner::add(std::span<const std::uint8_t> query, const Window& window) {
+  const auto& ref = index_.reference();
+  const std::int64_t seq_begin = static_cast<std::int64_t>(ref.starts[window.sequence]);
+  const std::int64_t seq_end = seq_begin + static_cast<std::int64_t>(ref.lengths[window.sequence]);
+  const std::size_t length = query.size() + window.band_width - 1;
+  offsets_.push_back(letters_.size());
+  const std::string_view text = index_.text();
+  for (std::size_t k = 0; k < length; ++k) {
+    const std::int64_t p = window.start + static_cast<std::int64_t>(k);
+    letters_.push_back(p >= seq_begin && p < seq_end ? base_code_of(text[static_cast<std::size_t>(p)])
+                                                     : kernels::kWallCode);
+  }
+  queries_.push_back(query);
+  windows_.push_back(window);
+  return queries_.size() - 1;
+}
+
+ExtendTask LocusAligner::task(std::size_t id) const {
+  return {queries_[id], letters_.data() + offsets_[id], windows_[id].band_width};
+}
+
+void LocusAligner::score_all() {
+  tasks_.resize(queries_.size());
+  for (std::size_t id = 0; id < tasks_.size(); ++id) tasks_[id] = task(id);
+  scores_.assign(tasks_.size(), {});
+  scorer_.score(tasks_, scores_);
+}
+
+Placement LocusAligner::placement(std::size_t id, bool reverse) const {
+  const ExtendScore& s = scores_[id];
+  Placement p;
+  p.reverse = reverse;
+  p.sequence = windows_[id].sequence;
+  p.score = s.score;
+  p.query_end = s.query_end;
+  p.text_end = windows_[id].start + s.target_end;
+  p.window = windows_[id];
+  p.task = id;
+  return p;
+}
+
+void LocusAligner::trace(Placement& placement) const {
+  const std::size_t id = placement.task;
+  const ExtendTask t = task(id);
+  std::optional<ExtendAlignment> a = trace_ungapped(t, scoring_, scores_[id]);
+  if (!a) a = kernels::extend_align_scalar(t, scoring_);
+  placement.query_begin = a->query_begin;
+  placement.text_begin = windows_[id].start + a->target_begin;
+  placement.cigar = std::move(a->cigar);
+  placement.traced = true;
+}
+
+void sort_placements(std::vector<Placement>& placements, std::uint64_t tie_seed) {
+  auto same_alignment = [](const Placement& a, const Placement& b) {
+    return a.reverse == b.reverse && a.text_end == b.text_end && a.query_end == b.query_end;
+  };
+  std::sort(placements.begin(), placements.end(), [](const Placement& a, const Placement& b) {
+    return std::tie(a.reverse, a.text_end, a.query_end, b.score) < std::tie(b.reverse, b.text_end, b.query_end, a.score);
+  });
+  placements.erase(std::unique(placements.begin(), placements.end(), same_alignment), placements.end());
+  auto rank = [tie_seed](const Placement& p) { return mix(tie_seed ^ static_cast<std::uint64_t>(p.text_end) * 2 + p.reverse); };
+  std::sort(placements.begin(), placements.end(), [&](const Placement& a, const Placement& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return rank(a) < rank(b);
+  });
+}
+
+bool overlap_on_read(const Placement& a, const Placement& b, std::int32_t read_length) {
+  // On the read's forward strand: a reverse placement's letters count from the other end.
+  auto forward_span = [read_length](const Placement& p) {
+    return p.reverse ? std::pair{read_length - p.query_end, read_length - p.query_begin}
+                     : std::pair{p.query_begin, p.query_end};
+  };
+  const auto [ab, ae] = forward_span(a);
+  const auto [bb, be] = forward_span(b);
+  const std::int32_t shared = std::min(ae, be) - std::max(ab, bb);
+  return shared > 0 && 2 * shared >= std::min(ae - ab, be - bb);
+}
+
+}  // namespace hyalign::map

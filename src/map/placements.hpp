@@ -1,0 +1,77 @@
+#pragma once
+// Where a read aligns: each chain becomes one (read, locus) task for the extension kernel, a band
+// of reference letters around the chain's diagonals; the best cell of each is a placement, and the
+// placements a record reports are traced back (straight down the diagonal when no gap is needed,
+// which the kernel's definition allows to check exactly; with the scalar traceback otherwise).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "index/suffix_index.hpp"
+#include "kernels/extend_kernel.hpp"
+#include "map/chains.hpp"
+#include "map/map.hpp"
+
+namespace hyalign::map {
+
+// A band of the reference: target letter k of the task is text position start + k.
+struct Window {
+  std::int64_t start = 0;
+  std::uint32_t band_width = 1;
+  std::uint32_t sequence = 0;
+};
+
+struct Placement {
+  bool reverse = false;
+  std::uint32_t sequence = 0;
+  int score = 0;
+  std::int64_t text_begin = 0, text_end = 0;    // reference text [begin, end) aligned
+  std::int32_t query_begin = 0, query_end = 0;  // read letters aligned (of the strand aligned)
+  std::uint32_t seed_weight = 0;                // read letters its chain's seeds covered
+  bool traced = false;                          // query_begin, text_begin and cigar are known
+  std::vector<kernels::CigarRun> cigar;         // the whole read, soft clips at both ends
+  Window window;
+  std::size_t task = 0;                         // its task in the LocusAligner that found it
+};
+
+// The band around a chain's diagonals, `margin` letters wider on each side.
+Window chain_window(const Chain& chain, std::uint32_t margin);
+// The band for a mate expected to start at text positions [lowest, highest].
+Window rescue_window(std::int64_t lowest, std::int64_t highest, std::uint32_t sequence);
+
+// The tasks of one thread's reads: windows copied out of the reference (walls outside the
+// window's sequence), scored in one batch by the kernel, traced back on demand.
+class LocusAligner {
+ public:
+  LocusAligner(const index::SuffixIndex& index, const kernels::ExtendScoring& scoring, kernels::ExtendScorer& scorer);
+  void clear();
+  // `query` must stay alive until clear(). Returns the task's number.
+  std::size_t add(std::span<const std::uint8_t> query, const Window& window);
+  void score_all();
+  // The placement task `id` found (score 0: none), not traced back.
+  Placement placement(std::size_t id, bool reverse) const;
+  // Fills query_begin, text_begin and cigar of a placement it found.
+  void trace(Placement& placement) const;
+
+ private:
+  kernels::ExtendTask task(std::size_t id) const;
+  const index::SuffixIndex& index_;
+  kernels::ExtendScoring scoring_;
+  kernels::ExtendScorer& scorer_;
+  std::vector<std::uint8_t> letters_;
+  std::vector<std::size_t> offsets_;
+  std::vector<std::span<const std::uint8_t>> queries_;
+  std::vector<Window> windows_;
+  std::vector<kernels::ExtendTask> tasks_;
+  std::vector<kernels::ExtendScore> scores_;
+};
+
+// Placements of the same alignment found from two chains kept once (the higher score); then the
+// best first, ties in an order fixed by `tie_seed` (a hash of the read's name), so equal copies
+// are chosen evenly and the same way at any thread count.
+void sort_placements(std::vector<Placement>& placements, std::uint64_t tie_seed);
+
+// Read letters both placements align, over the shorter's aligned letters, at least a half.
+bool overlap_on_read(const Placement& a, const Placement& b, std::int32_t read_length);
+
+}  // namespace hyalign::map

@@ -1,0 +1,241 @@
+#include "map/sam_records.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/nucleotides.hpp"
+
+namespace hyalign::map {
+namespace {
+
+using kernels::CigarOp;
+
+constexpr std::array<char, 256> kComplement = [] {
+  std::array<char, 256> table{};
+  table.fill('N');
+  const char* from = "ACGTRYKMSWBDHVNacgtrykmswbdhvn";
+  const char* to = "TGCAYRMKSWVHDBNtgcayrmkswvhdbn";
+  for (int i = 0; from[i] != 0; ++i) table[static_cast<unsigned char>(from[i])] = to[i];
+  return table;
+}();
+
+char upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+
+// The read's letters and base qualities (Phred, not ASCII) on the strand aligned.
+void strand_sequence(const Read& read, bool reverse, std::string& letters, std::string& quality) {
+  letters = read.letters;
+  quality.resize(read.quality.size());
+  for (std::size_t i = 0; i < read.quality.size(); ++i)
+    quality[i] = static_cast<char>(std::max(0, static_cast<unsigned char>(read.quality[i]) - 33));
+  if (!reverse) return;
+  std::reverse(letters.begin(), letters.end());
+  for (char& c : letters) c = kComplement[static_cast<unsigned char>(c)];
+  std::reverse(quality.begin(), quality.end());
+}
+
+std::vector<std::uint32_t> bam_cigar(const Placement& p, bool hard_clip) {
+  std::vector<std::uint32_t> cigar;
+  for (const auto& run : p.cigar) {
+    const int op = run.op == CigarOp::soft_clip && hard_clip ? BAM_CHARD_CLIP : static_cast<int>(run.op);
+    cigar.push_back(bam_cigar_gen(run.length, op));
+  }
+  return cigar;
+}
+
+// NM and MD of a placement against the reference text.
+void edit_tags(const Placement& p, const EndLetters& letters, std::string_view text, int& nm, std::string& md) {
+  const auto& codes = letters.codes[p.reverse];
+  std::size_t q = 0, t = static_cast<std::size_t>(p.text_begin);
+  int same = 0;
+  nm = 0;
+  md.clear();
+  for (const auto& run : p.cigar) {
+    switch (run.op) {
+      case CigarOp::soft_clip: q += run.length; break;
+      case CigarOp::insertion:
+        q += run.length;
+        nm += static_cast<int>(run.length);
+        break;
+      case CigarOp::deletion:
+        fmt::format_to(std::back_inserter(md), "{}^", same);
+        same = 0;
+        for (std::uint32_t k = 0; k < run.length; ++k) md.push_back(upper(text[t++]));
+        nm += static_cast<int>(run.length);
+        break;
+      case CigarOp::match:
+        for (std::uint32_t k = 0; k < run.length; ++k, ++q, ++t) {
+          const std::uint8_t ref = base_code_of(text[t]);
+          if (ref == codes[q] && ref < 4) {
+            ++same;
+            continue;
+          }
+          fmt::format_to(std::back_inserter(md), "{}{}", same, upper(text[t]));
+          same = 0;
+          ++nm;
+        }
+        break;
+    }
+  }
+  fmt::format_to(std::back_inserter(md), "{}", same);
+}
+
+int alignment_bonus(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring) {
+  return (p.query_begin == 0 ? scoring.clip5 : 0) + (p.query_end == read_length ? scoring.clip3 : 0);
+}
+
+void append_int(bam1_t* b, const char tag[2], int value) {
+  if (bam_aux_update_int(b, tag, value) != 0) throw std::bad_alloc();
+}
+void append_text(bam1_t* b, const char tag[2], const std::string& value) {
+  if (bam_aux_append(b, tag, 'Z', static_cast<int>(value.size() + 1), reinterpret_cast<const std::uint8_t*>(value.c_str())) != 0)
+    throw std::bad_alloc();
+}
+
+}  // namespace
+
+std::string cigar_text(const Placement& p) {
+  std::string out;
+  for (const auto& run : p.cigar) fmt::format_to(std::back_inserter(out), "{}{}", run.length, "MIDNSHP=X"[static_cast<int>(run.op)]);
+  return out;
+}
+
+struct RecordBuilder::Fields {
+  std::int32_t mate_tid = -1;
+  std::int64_t mate_pos = -1;
+  std::int64_t template_length = 0;
+  std::uint16_t mate_flags = 0;  // 0x8, 0x20
+  std::string mate_cigar;
+};
+
+RecordBuilder::RecordBuilder(const index::ReferenceText& reference, RecordOptions options)
+    : reference_(reference), options_(std::move(options)) {}
+
+std::string RecordBuilder::alignment_summary(const Placement& p, int mapq, const EndLetters& letters) const {
+  int nm = 0;
+  std::string md;
+  edit_tags(p, letters, std::string_view(reference_.text), nm, md);
+  return fmt::format("{},{},{},{},{},{};", reference_.names[p.sequence],
+                     p.text_begin - static_cast<std::int64_t>(reference_.starts[p.sequence]) + 1, p.reverse ? '-' : '+',
+                     cigar_text(p), mapq, nm);
+}
+
+bam1_t* RecordBuilder::build(const EndRecordInput& end, const Placement* p, const EndRecordInput* mate,
+                             const Fields& fields, std::uint16_t flag, int mapq, bool hard_clip) const {
+  const Read& read = *end.read;
+  const bool reverse = p != nullptr && p->reverse;
+  std::string letters, quality;
+  const bool secondary = (flag & BAM_FSECONDARY) != 0;
+  if (!secondary) strand_sequence(read, reverse, letters, quality);
+  std::vector<std::uint32_t> cigar;
+  std::int32_t tid = fields.mate_tid;
+  std::int64_t pos = fields.mate_pos;
+  if (p != nullptr) {
+    cigar = bam_cigar(*p, hard_clip);
+    tid = static_cast<std::int32_t>(p->sequence);
+    pos = p->text_begin - static_cast<std::int64_t>(reference_.starts[p->sequence]);
+    if (hard_clip && !secondary) {
+      letters = letters.substr(static_cast<std::size_t>(p->query_begin), static_cast<std::size_t>(p->query_end - p->query_begin));
+      if (!quality.empty()) quality = quality.substr(static_cast<std::size_t>(p->query_begin), letters.size());
+    }
+  }
+  bam1_t* b = bam_init1();
+  if (b == nullptr) throw std::bad_alloc();
+  const int status = bam_set1(b, read.name.size(), read.name.c_str(), flag | fields.mate_flags, tid, pos,
+                              static_cast<std::uint8_t>(mapq), cigar.size(), cigar.empty() ? nullptr : cigar.data(),
+                              fields.mate_tid, fields.mate_pos, fields.template_length, letters.size(),
+                              letters.empty() ? nullptr : letters.data(), quality.empty() ? nullptr : quality.data(), 64);
+  if (status < 0) {
+    bam_destroy1(b);
+    throw InputError(read.name, "the read cannot be written as a SAM record (name longer than 254 characters?)");
+  }
+  if (p != nullptr) {
+    int nm = 0;
+    std::string md;
+    edit_tags(*p, *end.letters, std::string_view(reference_.text), nm, md);
+    append_int(b, "NM", nm);
+    append_text(b, "MD", md);
+    append_int(b, "AS", p->score - alignment_bonus(*p, end.letters->length(), options_.scoring));
+    const int sub = end.result->sub_score - options_.scoring.clip5 - options_.scoring.clip3;
+    append_int(b, "XS", std::max(0, sub));
+  }
+  if (mate != nullptr && !fields.mate_cigar.empty()) append_text(b, "MC", fields.mate_cigar);
+  if (!options_.read_group_id.empty()) append_text(b, "RG", options_.read_group_id);
+  return b;
+}
+
+void RecordBuilder::add(const EndRecordInput& end, const EndRecordInput* mate, int end_number, bool proper,
+                        std::vector<bam1_t*>& out) const {
+  const EndResult& r = *end.result;
+  std::uint16_t flag = 0;
+  Fields fields;
+  const Placement* mine = r.mapped() ? &r.best() : nullptr;
+  if (mate != nullptr) {
+    flag |= BAM_FPAIRED | (end_number == 0 ? BAM_FREAD1 : BAM_FREAD2);
+    if (proper) flag |= BAM_FPROPER_PAIR;
+    const EndResult& m = *mate->result;
+    if (!m.mapped()) {
+      fields.mate_flags |= BAM_FMUNMAP;
+      if (mine != nullptr) {  // an unmapped mate sits at its mate's place
+        fields.mate_tid = static_cast<std::int32_t>(mine->sequence);
+        fields.mate_pos = mine->text_begin - static_cast<std::int64_t>(reference_.starts[mine->sequence]);
+      }
+    } else {
+      const Placement& other = m.best();
+      if (other.reverse) fields.mate_flags |= BAM_FMREVERSE;
+      fields.mate_tid = static_cast<std::int32_t>(other.sequence);
+      fields.mate_pos = other.text_begin - static_cast<std::int64_t>(reference_.starts[other.sequence]);
+      fields.mate_cigar = cigar_text(other);
+      if (mine != nullptr && mine->sequence == other.sequence) {
+        const std::int64_t left = std::min(mine->text_begin, other.text_begin);
+        const std::int64_t right = std::max(mine->text_end, other.text_end);
+        const bool leftmost = mine->text_begin < other.text_begin || (mine->text_begin == other.text_begin && end_number == 0);
+        fields.template_length = leftmost ? right - left : left - right;
+      }
+    }
+  }
+  if (mine == nullptr) {
+    Fields own = fields;
+    own.template_length = 0;
+    out.push_back(build(end, nullptr, mate, own, flag | BAM_FUNMAP, 0, false));
+    return;
+  }
+  // SA: every part of a split read, on each part's record.
+  std::string parts;
+  if (!r.supplementary.empty()) {
+    parts = alignment_summary(*mine, r.mapq, *end.letters);
+    for (int k : r.supplementary) parts += alignment_summary(r.placements[static_cast<std::size_t>(k)], r.mapq, *end.letters);
+  }
+  auto with_parts = [&](bam1_t* b, const Placement& p) {
+    if (!parts.empty()) {
+      // The other parts: drop this one's entry.
+      const std::string own = alignment_summary(p, r.mapq, *end.letters);
+      std::string others = parts;
+      if (const auto at = others.find(own); at != std::string::npos) others.erase(at, own.size());
+      append_text(b, "SA", others);
+    }
+    out.push_back(b);
+  };
+  with_parts(build(end, mine, mate, fields, flag | (mine->reverse ? BAM_FREVERSE : 0), r.mapq, false), *mine);
+  const std::uint16_t split_flag = options_.mark_secondary ? BAM_FSECONDARY : BAM_FSUPPLEMENTARY;
+  for (int k : r.supplementary) {
+    const Placement& p = r.placements[static_cast<std::size_t>(k)];
+    Fields own = fields;
+    own.template_length = 0;
+    with_parts(build(end, &p, mate, own, flag | split_flag | (p.reverse ? BAM_FREVERSE : 0), r.mapq,
+                     !options_.soft_clip_supplementary && !options_.mark_secondary),
+               p);
+  }
+  if (!options_.secondary) return;
+  for (int k : r.secondary) {
+    const Placement& p = r.placements[static_cast<std::size_t>(k)];
+    Fields own = fields;
+    own.template_length = 0;
+    out.push_back(build(end, &p, mate, own, flag | BAM_FSECONDARY | (p.reverse ? BAM_FREVERSE : 0), 0, false));
+  }
+}
+
+}  // namespace hyalign::map

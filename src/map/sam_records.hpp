@@ -1,0 +1,50 @@
+#pragma once
+// The SAM/BAM records of one read or pair, built with htslib: flags, positions, CIGAR, mate fields
+// and template length, and the tags NM, MD, AS, XS, MC, SA and RG.
+#include <string>
+#include <vector>
+
+#include <htslib/sam.h>
+
+#include "index/reference_text.hpp"
+#include "map/end_mapping.hpp"
+#include "map/read_input.hpp"
+
+namespace hyalign::map {
+
+struct RecordOptions {
+  std::string read_group_id;  // RG:Z on every record when not empty
+  bool secondary = false;     // -a
+  bool mark_secondary = false;  // -M
+  bool soft_clip_supplementary = false;  // -Y
+  kernels::ExtendScoring scoring;
+};
+
+// One end as the records need it.
+struct EndRecordInput {
+  const Read* read = nullptr;
+  const EndResult* result = nullptr;
+  const EndLetters* letters = nullptr;
+};
+
+class RecordBuilder {
+ public:
+  RecordBuilder(const index::ReferenceText& reference, RecordOptions options);
+  // The records of a single read (mate == nullptr) or of one end of a pair (end 0 or 1), appended
+  // to `out` (the caller owns them).
+  void add(const EndRecordInput& end, const EndRecordInput* mate, int end_number, bool proper,
+           std::vector<bam1_t*>& out) const;
+
+ private:
+  struct Fields;
+  bam1_t* build(const EndRecordInput& end, const Placement* placement, const EndRecordInput* mate,
+                const Fields& fields, std::uint16_t flag, int mapq, bool hard_clip) const;
+  std::string alignment_summary(const Placement& p, int mapq, const EndLetters& letters) const;
+  const index::ReferenceText& reference_;
+  RecordOptions options_;
+};
+
+// The CIGAR of a placement as SAM text.
+std::string cigar_text(const Placement& p);
+
+}  // namespace hyalign::map

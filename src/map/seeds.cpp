@@ -1,0 +1,185 @@
+#include "map/seeds.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace hyalign::map {
+namespace {
+
+constexpr std::uint32_t kReseedMaxCopies = 10;  // a seed with more copies already shows the repeat
+constexpr std::uint32_t kDirectRows = 2 * kReseedMaxCopies + 2;  // intervals this small are read, not searched
+
+bool is_base(char c) { return index::base_code(c) >= 0; }
+
+}  // namespace
+
+SeedFinder::SeedFinder(const index::SuffixIndex& index, const MapParams& params)
+    : index_(index), min_seed_(std::max(1u, params.min_seed)),
+      reseed_length_(static_cast<std::uint32_t>(params.min_seed * params.reseed_factor + 0.5)),
+      max_occurrences_(params.max_occurrences) {}
+
+std::uint32_t SeedFinder::common_prefix(std::string_view pattern, std::uint32_t text_pos, std::uint32_t from) const {
+  const std::string_view text = index_.text();
+  const std::size_t limit = std::min<std::size_t>(pattern.size(), text.size() - text_pos);
+  std::size_t i = from;
+  for (; i + 8 <= limit; i += 8) {  // eight letters per comparison
+    std::uint64_t a, b;
+    std::memcpy(&a, pattern.data() + i, 8);
+    std::memcpy(&b, text.data() + text_pos + i, 8);
+    if (a != b) return static_cast<std::uint32_t>(i + (std::countr_zero(a ^ b) >> 3));
+  }
+  while (i < limit && pattern[i] == text[text_pos + i]) ++i;
+  return static_cast<std::uint32_t>(i);
+}
+
+// A search under way: the greedy scan along the query (the longest match from `next`, then on
+// from the letter after it) and, after a long seed with few copies, the searches inside it for
+// matches with more copies.
+struct SeedFinder::Search {
+  SeedQuery query;
+  std::uint32_t next = 0;     // the scan's next start
+  std::uint32_t run_end = 0;  // end of the a/c/g/t run holding `next`
+  std::uint32_t reseed_at = 0, reseed_last = 0, reseed_copies = 0;  // starts still to search inside a seed
+  // The search under way: query letters [start, run_end), `copies` wanted, the rows of its first
+  // `depth` letters.
+  std::uint32_t start = 0, copies = 1, depth = 0;
+  bool reseeding = false;
+  long code = -1;
+  index::SaInterval rows;
+  std::string_view rest() const { return query.pattern.substr(start, run_end - start); }
+};
+
+bool SeedFinder::next_search(Search& s) const {
+  if (s.reseed_copies > 0 && s.reseed_at <= s.reseed_last) {
+    s.start = s.reseed_at;
+    s.copies = s.reseed_copies;
+    s.reseeding = true;
+    s.reseed_at += min_seed_;
+    return true;
+  }
+  s.reseed_copies = 0;
+  s.reseeding = false;
+  s.copies = 1;
+  const std::string_view p = s.query.pattern;
+  const auto n = static_cast<std::uint32_t>(p.size());
+  while (s.next < n) {
+    if (!is_base(p[s.next])) {
+      ++s.next;
+      continue;
+    }
+    if (s.run_end <= s.next) {
+      s.run_end = s.next;
+      while (s.run_end < n && is_base(p[s.run_end])) ++s.run_end;
+    }
+    if (s.next + min_seed_ <= s.run_end) {
+      s.start = s.next;
+      return true;
+    }
+    s.next = s.run_end + 1;
+  }
+  return false;
+}
+
+void SeedFinder::look_up_prefix(Search& s) const {
+  s.code = index_.prefix_code(s.rest());
+  if (s.code >= 0) __builtin_prefetch(index_.buckets().data() + s.code);
+}
+
+// The rows to read: the prefix's bucket, or the whole suffix array where the prefix has too few
+// copies but a seed may be shorter than it.
+void SeedFinder::read_rows(Search& s) const {
+  s.rows = {0, static_cast<std::uint32_t>(index_.suffix_array().size())};
+  s.depth = 0;
+  if (s.code >= 0) {
+    const index::SaInterval bucket = index_.buckets()[static_cast<std::size_t>(s.code)];
+    if (bucket.size() < s.copies) {
+      if (min_seed_ >= index_.prefix_letters()) {
+        s.rows = {};  // no match of K letters has enough copies
+        return;
+      }
+    } else {
+      s.rows = bucket;
+      s.depth = index_.prefix_letters();
+    }
+  }
+  if (s.rows.size() <= kDirectRows) {
+    const std::uint32_t* sa = index_.suffix_array().data();
+    __builtin_prefetch(sa + s.rows.lo);
+    __builtin_prefetch(sa + s.rows.hi - 1);
+  }
+}
+
+void SeedFinder::finish_search(Search& s) const {
+  const Match match = s.rows.empty() ? Match{} : longest_match(s.rest(), s.rows, s.depth, s.copies);
+  if (match.length >= min_seed_) add_hits(match, s.start, s.query.reverse, *s.query.hits);
+  if (s.reseeding) return;
+  if (match.length >= reseed_length_ && match.rows.size() <= kReseedMaxCopies) {
+    s.reseed_at = s.start;
+    s.reseed_last = s.start + match.length - min_seed_;
+    s.reseed_copies = match.rows.size() + 1;
+  }
+  s.next = s.start + match.length + 1;  // past the letter that ended the match
+}
+
+void SeedFinder::find(std::span<const SeedQuery> queries) const {
+  std::vector<Search> searches(queries.size());
+  std::vector<Search*> active;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    searches[q].query = queries[q];
+    if (next_search(searches[q])) active.push_back(&searches[q]);
+  }
+  const std::uint32_t* sa = index_.suffix_array().data();
+  const char* text = index_.text().data();
+  while (!active.empty()) {
+    for (Search* s : active) look_up_prefix(*s);
+    for (Search* s : active) read_rows(*s);
+    for (Search* s : active)
+      if (s->rows.size() <= kDirectRows)
+        for (std::uint32_t r = s->rows.lo; r < s->rows.hi; ++r) __builtin_prefetch(text + sa[r] + s->depth);
+    std::size_t kept = 0;
+    for (Search* s : active) {
+      finish_search(*s);
+      if (next_search(*s)) active[kept++] = s;
+    }
+    active.resize(kept);
+  }
+}
+
+SeedFinder::Match SeedFinder::longest_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth,
+                                            std::uint32_t copies) const {
+  // The rows holding pattern[0, L) for any L lie next to where the pattern sorts; the longest
+  // prefix with `copies` rows is the best minimum over `copies` neighbouring rows. A small interval
+  // is read whole instead of searched.
+  const auto& sa = index_.suffix_array();
+  std::uint32_t lo = rows.lo, hi = rows.hi;
+  if (rows.size() > kDirectRows) {
+    const std::uint32_t at = index_.insertion_row(rows, pattern, depth);
+    lo = at - std::min(at - rows.lo, copies);
+    hi = std::min(rows.hi, at + copies);
+  }
+  std::uint32_t shared[kDirectRows];
+  for (std::uint32_t r = lo; r < hi; ++r) shared[r - lo] = common_prefix(pattern, sa[r], depth);
+  std::uint32_t best = 0, best_start = lo;
+  for (std::uint32_t start = lo; start + copies <= hi; ++start) {
+    const std::uint32_t shortest = *std::min_element(shared + (start - lo), shared + (start - lo + copies));
+    if (shortest > best) best = shortest, best_start = start;
+  }
+  if (best < std::max(depth, 1u)) return {};
+  if (best == depth) return {best, rows};
+  if (lo != rows.lo || hi != rows.hi) return {best, index_.narrow(rows, pattern.substr(0, best), depth)};
+  // The whole interval was read: the match's rows are the run around the best window.
+  std::uint32_t first = best_start, last = best_start + copies;
+  while (first > lo && shared[first - 1 - lo] >= best) --first;
+  while (last < hi && shared[last - lo] >= best) ++last;
+  return {best, {first, last}};
+}
+
+void SeedFinder::add_hits(const Match& match, std::uint32_t query_begin, bool reverse,
+                          std::vector<SeedHit>& hits) const {
+  if (match.rows.size() > max_occurrences_) return;  // too repetitive to place a read by
+  const auto& sa = index_.suffix_array();
+  for (std::uint32_t r = match.rows.lo; r < match.rows.hi; ++r) hits.push_back({sa[r], query_begin, match.length, reverse});
+}
+
+}  // namespace hyalign::map

@@ -1,0 +1,62 @@
+#pragma once
+// Seeds of a read: exact matches between the read (either strand) and the reference, found in the
+// suffix index. From the read's start, the longest match is taken and the search goes on after
+// the letter that ended it (so the seeds of a read with a few errors tile it). A long seed with few
+// copies is searched again from inside for shorter matches with more copies: the near-copies of a
+// repeat, which decide how sure a placement is.
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "index/suffix_index.hpp"
+#include "map/map.hpp"
+
+namespace hyalign::map {
+
+// One occurrence of an exact match: read[query_begin, query_begin + length) (of the strand given)
+// equals the reference text from text_pos on.
+struct SeedHit {
+  std::uint32_t text_pos = 0;
+  std::uint32_t query_begin = 0;
+  std::uint32_t length = 0;
+  bool reverse = false;
+  std::int64_t diagonal() const { return static_cast<std::int64_t>(text_pos) - query_begin; }
+};
+
+// One strand of one read to seed, and where its hits go.
+struct SeedQuery {
+  std::string_view pattern;  // lower-case a/c/g/t; any other letter never matches
+  bool reverse = false;
+  std::vector<SeedHit>* hits = nullptr;
+};
+
+class SeedFinder {
+ public:
+  SeedFinder(const index::SuffixIndex& index, const MapParams& params);
+  // Appends each query's hits. The queries' searches run in lockstep, a step of each in turn, so
+  // that the index reads of one (three dependent cache misses per search: the prefix table, the
+  // suffix array, the text) overlap those of the others.
+  void find(std::span<const SeedQuery> queries) const;
+
+ private:
+  struct Search;
+  struct Match {
+    std::uint32_t length = 0;
+    index::SaInterval rows;
+  };
+  bool next_search(Search& s) const;
+  void look_up_prefix(Search& s) const;
+  void read_rows(Search& s) const;
+  void finish_search(Search& s) const;
+  // The longest prefix of `pattern` found at least `copies` times, given the rows of its first
+  // `depth` letters.
+  Match longest_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth, std::uint32_t copies) const;
+  std::uint32_t common_prefix(std::string_view pattern, std::uint32_t text_pos, std::uint32_t from) const;
+  void add_hits(const Match& match, std::uint32_t query_begin, bool reverse, std::vector<SeedHit>& hits) const;
+
+  const index::SuffixIndex& index_;
+  std::uint32_t min_seed_, reseed_length_, max_occurrences_;
+};
+
+}  // namespace hyalign::map

@@ -1,0 +1,175 @@
+// The read-vs-locus extension kernels against the scalar definition, and the scalar traceback
+// against its own score, on random tasks of many shapes.
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/cpu_features.hpp"
+#include "kernels/extend_kernel.hpp"
+
+namespace hyalign::kernels {
+namespace {
+
+struct Task {
+  std::vector<std::uint8_t> query, target;
+  std::uint32_t band = 1;
+  ExtendTask view() const { return {query, target.data(), band}; }
+};
+
+// A query and a window that holds a mutated copy of it (substitutions, indels, N), with walls at
+// random ends (where the mapper puts them: outside the locus's sequence) and, when asked, one in
+// the middle (which a deletion or a high match score may cross: the kernels must still agree).
+Task random_task(std::mt19937& rng, std::size_t length, std::uint32_t band, bool middle_walls) {
+  Task t;
+  t.band = band;
+  for (std::size_t i = 0; i < length; ++i) t.query.push_back(rng() % 50 == 0 ? 4 : rng() % 4);
+  const std::size_t target_length = length + band - 1;
+  const std::size_t offset = band / 2 + (rng() % 3) - 1;
+  std::vector<std::uint8_t> copy;
+  for (std::uint8_t c : t.query) {
+    const unsigned r = rng() % 100;
+    if (r < 3) copy.push_back(rng() % 4);            // substitution
+    else if (r < 4) continue;                         // deletion from the copy
+    else if (r < 5) copy.push_back(rng() % 4), copy.push_back(c);  // insertion
+    else copy.push_back(c == 4 ? rng() % 4 : c);
+  }
+  const bool related = rng() % 4 != 0;
+  for (std::size_t k = 0; k < target_length; ++k) {
+    const std::size_t from = k - std::min(k, offset);
+    t.target.push_back(related && k >= offset && from < copy.size() ? copy[from] : rng() % 5);
+  }
+  if (rng() % 4 == 0) std::fill(t.target.begin(), t.target.begin() + rng() % (target_length / 2 + 1), kWallCode);
+  if (rng() % 4 == 0) std::fill(t.target.end() - rng() % (target_length / 2 + 1), t.target.end(), kWallCode);
+  if (middle_walls && rng() % 8 == 0) t.target[rng() % target_length] = kWallCode;
+  return t;
+}
+
+std::vector<Task> random_tasks(std::mt19937& rng, std::size_t count, bool middle_walls = true) {
+  std::vector<Task> tasks;
+  for (std::size_t k = 0; k < count; ++k) {
+    const unsigned shape = rng() % 10;
+    const std::size_t length = shape == 0 ? 1 + rng() % 8 : shape < 8 ? 30 + rng() % 300 : 1000 + rng() % 2000;
+    const std::uint32_t band = shape == 9 ? 200 + rng() % 500 : 1 + rng() % 80;
+    tasks.push_back(random_task(rng, length, band, middle_walls));
+  }
+  return tasks;
+}
+
+std::vector<ExtendScoring> scorings() {
+  ExtendScoring other;
+  other.match = 2, other.mismatch = 3, other.ambiguous = 2, other.gap_open = 5, other.gap_extend = 2;
+  other.clip5 = 0, other.clip3 = 10;
+  ExtendScoring wide;
+  wide.match = 20;  // long queries overflow 16 bits: the scalar re-run
+  return {ExtendScoring{}, other, wide};
+}
+
+class ExtendKernels : public ::testing::TestWithParam<engine::KernelChoice> {};
+
+TEST_P(ExtendKernels, EqualTheDefinition) {
+  if (!engine::cpu_supports(GetParam())) GTEST_SKIP() << "this CPU lacks the instruction set";
+  std::mt19937 rng(42);
+  for (const ExtendScoring& scoring : scorings()) {
+    const auto kernel = make_extend_cpu_kernel(GetParam(), scoring);
+    const auto scorer = kernel->make_scorer();
+    for (std::size_t batch : {1u, 7u, 33u, 150u}) {
+      const std::vector<Task> tasks = random_tasks(rng, batch);
+      std::vector<ExtendTask> views;
+      for (const Task& t : tasks) views.push_back(t.view());
+      std::vector<ExtendScore> got(views.size());
+      scorer->score(views, got);
+      for (std::size_t k = 0; k < views.size(); ++k) {
+        const ExtendScore want = extend_score_scalar(views[k], scoring);
+        ASSERT_EQ(got[k], want) << "task " << k << " of " << batch << ": length " << views[k].query.size()
+                                << ", band " << views[k].band_width << "; got score " << got[k].score << " end "
+                                << got[k].query_end << "," << got[k].target_end << ", want " << want.score << " end "
+                                << want.query_end << "," << want.target_end;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, ExtendKernels,
+                         ::testing::Values(engine::KernelChoice::scalar, engine::KernelChoice::avx2,
+                                           engine::KernelChoice::avx512),
+                         [](const auto& info) { return std::string(engine::kernel_name(info.param)); });
+
+TEST(ExtendScalar, TracebackRescoresToItsScore) {
+  std::mt19937 rng(5);
+  for (const ExtendScoring& scoring : scorings()) {
+    for (const Task& t : random_tasks(rng, 300, false)) {
+      const ExtendAlignment a = extend_align_scalar(t.view(), scoring);
+      ASSERT_EQ(a.best, extend_score_scalar(t.view(), scoring));
+      EXPECT_EQ(rescore_alignment(t.view(), scoring, a.target_begin, a.cigar), a.best.score);
+      std::uint32_t query_letters = 0, target_letters = 0;
+      for (const CigarRun& run : a.cigar) {
+        if (run.op != CigarOp::deletion) query_letters += run.length;
+        if (run.op == CigarOp::match || run.op == CigarOp::deletion) target_letters += run.length;
+      }
+      EXPECT_EQ(query_letters, t.query.size());
+      if (a.best.score > 0) EXPECT_EQ(a.target_begin + static_cast<std::int32_t>(target_letters), a.best.target_end);
+      for (std::int32_t k = a.target_begin; k < a.best.target_end; ++k)
+        if (a.best.score > 0) EXPECT_NE(t.target[static_cast<std::size_t>(k)], kWallCode) << "crossed a wall";
+    }
+  }
+}
+
+Task task_of(const std::string& query, const std::string& target, std::uint32_t band) {
+  auto code = [](char c) -> std::uint8_t { return c == 'A' ? 0 : c == 'C' ? 1 : c == 'G' ? 2 : c == 'T' ? 3 : c == '|' ? kWallCode : 4; };
+  Task t;
+  for (char c : query) t.query.push_back(code(c));
+  for (char c : target) t.target.push_back(code(c));
+  t.band = band;
+  return t;
+}
+
+std::string cigar_of(const ExtendAlignment& a) {
+  std::string s;
+  for (const CigarRun& r : a.cigar) s += std::to_string(r.length) + "MIDNSHP"[static_cast<int>(r.op)];
+  return s;
+}
+
+TEST(ExtendScalar, HandCheckedCases) {
+  const ExtendScoring s;
+  // Exact: both bonuses.
+  ExtendAlignment a = extend_align_scalar(task_of("ACGTACGTAC", "GACGTACGTACG", 3).view(), s);
+  EXPECT_EQ(a.best.score, 10 + 5 + 5);
+  EXPECT_EQ(cigar_of(a), "10M");
+  EXPECT_EQ(a.target_begin, 1);
+  // A mismatch at the last letter: keeping it (-4 + 5) beats clipping it.
+  a = extend_align_scalar(task_of("ACGTACGTAA", "ACGTACGTAC", 1).view(), s);
+  EXPECT_EQ(a.best.score, 9 - 4 + 10);
+  EXPECT_EQ(cigar_of(a), "10M");
+  // Two mismatches at the end: clipped.
+  a = extend_align_scalar(task_of("ACGTACGTACGTAA", "ACGTACGTACGTCC", 1).view(), s);
+  EXPECT_EQ(cigar_of(a), "12M2S");
+  EXPECT_EQ(a.best.score, 12 + 5);
+  // A deletion from the read and an insertion into it (the band centred: the read's diagonal is 4).
+  a = extend_align_scalar(task_of("ACGTTGCAACGGTTACGATC", "TTTTACGTTGCAACGTGGTTACGATCAATTTT", 9).view(), s);
+  EXPECT_EQ(cigar_of(a), "10M2D10M");
+  EXPECT_EQ(a.best.score, 20 - 8 + 10);
+  EXPECT_EQ(a.target_begin, 4);
+  a = extend_align_scalar(task_of("ACGTTGCAACGAAGTTACGATCAG", "TTTTACGTTGCAACGGTTACGATCAGCCCC", 9).view(), s);
+  EXPECT_EQ(cigar_of(a), "11M2I11M");
+  EXPECT_EQ(a.best.score, 22 - 8 + 10);
+  // Outside the band the indel is not seen: the read is clipped instead.
+  a = extend_align_scalar(task_of("ACGTTGCAACGAAGTTACGATCAG", "ACGTTGCAACGGTTACGATCAGCCCC", 9).view(), s);
+  EXPECT_EQ(cigar_of(a), "11M13S");
+  // Nothing aligns but the first letter's bonus outweighs its mismatch: 1M3S scoring 5 - 4.
+  a = extend_align_scalar(task_of("AAAA", "CCCC", 1).view(), s);
+  EXPECT_EQ(a.best.score, 1);
+  EXPECT_EQ(cigar_of(a), "1M3S");
+  // Without the bonus nothing aligns: score 0, one soft clip.
+  ExtendScoring no_bonus;
+  no_bonus.clip5 = no_bonus.clip3 = 0;
+  a = extend_align_scalar(task_of("AAAA", "CCCC", 1).view(), no_bonus);
+  EXPECT_EQ(a.best.score, 0);
+  EXPECT_EQ(cigar_of(a), "4S");
+  // A wall in the way: the alignment stops before it.
+  a = extend_align_scalar(task_of("ACGTACGTACGTACGTACGT", "ACGTACGTAC|TACGTACGT", 1).view(), s);
+  EXPECT_EQ(cigar_of(a), "10M10S");
+}
+
+}  // namespace
+}  // namespace hyalign::kernels

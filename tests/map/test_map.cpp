@@ -1,0 +1,306 @@
+// The mapper's steps against plain definitions: seeds are exact matches with all their copies and
+// the first is the longest, the fast traceback equals the scalar one, MAPQ and insert sizes behave,
+// and whole runs place simulated reads, the same at any thread count.
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/nucleotides.hpp"
+#include "index/suffix_index.hpp"
+#include "kernels/extend_kernel.hpp"
+#include "map/chains.hpp"
+#include "map/end_mapping.hpp"
+#include "map/map.hpp"
+#include "map/mapq.hpp"
+#include "map/pairing.hpp"
+#include "map/seeds.hpp"
+#include "test_support.hpp"
+
+namespace hyalign::map {
+namespace {
+
+std::string random_bases(std::mt19937& rng, std::size_t n) {
+  std::string s(n, 'a');
+  for (char& c : s) c = "acgt"[rng() % 4];
+  return s;
+}
+
+std::string reverse_complement(std::string s) {
+  std::reverse(s.begin(), s.end());
+  for (char& c : s) c = c == 'a' ? 't' : c == 'c' ? 'g' : c == 'g' ? 'c' : c == 't' ? 'a' : c;
+  return s;
+}
+
+// A genome with repeats: random sequence, copies of a 600-letter element (some mutated, one
+// reverse-complemented), and a tandem run.
+index::ReferenceText repeat_genome(std::mt19937& rng) {
+  const std::string element = random_bases(rng, 600);
+  std::string chr = random_bases(rng, 20000);
+  for (int copy = 0; copy < 4; ++copy) {
+    std::string e = copy == 3 ? reverse_complement(element) : element;
+    if (copy == 2) e[300] = e[300] == 'a' ? 'c' : 'a';
+    chr += e + random_bases(rng, 3000);
+  }
+  for (int k = 0; k < 40; ++k) chr += "acgttg";
+  chr += random_bases(rng, 5000);
+  index::ReferenceText ref;
+  for (const std::string& seq : {chr, random_bases(rng, 3000)}) {
+    ref.names.push_back("seq" + std::to_string(ref.names.size()));
+    ref.starts.push_back(ref.text.size());
+    ref.lengths.push_back(seq.size());
+    ref.text += seq;
+    ref.text.push_back(index::kSeparator);
+  }
+  return ref;
+}
+
+std::size_t count_occurrences(const std::string& text, const std::string& s) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + 1)) ++n;
+  return n;
+}
+
+// The longest prefix of `pattern` that occurs in `text`, by brute force.
+std::size_t longest_occurring_prefix(const std::string& text, const std::string& pattern) {
+  std::size_t length = 0;
+  while (length < pattern.size() && text.find(pattern.substr(0, length + 1)) != std::string::npos) ++length;
+  return length;
+}
+
+class MapSteps : public ::testing::Test {
+ protected:
+  std::mt19937 rng{7};
+  index::SuffixIndex index = index::SuffixIndex::build(repeat_genome(rng), 2);
+  MapParams params;
+
+  std::string sample_read(std::size_t length, double error_rate, bool* reverse = nullptr) {
+    const std::string& text = index.reference().text;
+    const std::size_t chr_length = index.reference().lengths[0];
+    std::string read = text.substr(rng() % (chr_length - length), length);
+    for (char& c : read)
+      if (std::uniform_real_distribution<>(0, 1)(rng) < error_rate) c = "acgt"[rng() % 4];
+    const bool rc = rng() % 2;
+    if (reverse) *reverse = rc;
+    return rc ? reverse_complement(read) : read;
+  }
+};
+
+TEST_F(MapSteps, SeedsAreExactMatchesWithEveryCopy) {
+  const SeedFinder finder(index, params);
+  const std::string& text = index.reference().text;
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::string read = sample_read(40 + rng() % 200, 0.03);
+    std::vector<SeedHit> hits;
+    const SeedQuery query{read, false, &hits};
+    finder.find({&query, 1});
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> copies;
+    for (const SeedHit& h : hits) {
+      ASSERT_GE(h.length, params.min_seed);
+      const std::string seed = read.substr(h.query_begin, h.length);
+      ASSERT_EQ(text.compare(h.text_pos, h.length, seed), 0) << "seed is not an exact match";
+      ++copies[{h.query_begin, h.length}];
+    }
+    for (const auto& [seed, n] : copies)
+      EXPECT_EQ(n, count_occurrences(text, read.substr(seed.first, seed.second))) << "a copy is missing";
+    // The scan starts with the longest match of the read's first letters.
+    const std::size_t first = longest_occurring_prefix(text, read);
+    const bool found_first = copies.count({0u, static_cast<std::uint32_t>(first)}) > 0;
+    EXPECT_EQ(found_first, first >= params.min_seed) << read;
+  }
+}
+
+TEST_F(MapSteps, LockstepSeedingEqualsOneQueryAtATime) {
+  const SeedFinder finder(index, params);
+  std::vector<std::string> reads;
+  for (int k = 0; k < 64; ++k) reads.push_back(sample_read(150, 0.02));
+  std::vector<std::vector<SeedHit>> together(reads.size()), alone(reads.size());
+  std::vector<SeedQuery> queries;
+  for (std::size_t k = 0; k < reads.size(); ++k) queries.push_back({reads[k], false, &together[k]});
+  finder.find(queries);
+  auto key = [](const SeedHit& h) { return std::tuple(h.text_pos, h.query_begin, h.length); };
+  for (std::size_t k = 0; k < reads.size(); ++k) {
+    finder.find({&queries[k], 1});  // appends to together[k] again: compare halves
+    ASSERT_EQ(together[k].size() % 2, 0u);
+    const std::size_t half = together[k].size() / 2;
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> a, b;
+    for (std::size_t i = 0; i < half; ++i) a.push_back(key(together[k][i]));
+    for (std::size_t i = half; i < 2 * half; ++i) b.push_back(key(together[k][i]));
+    EXPECT_EQ(a, b);
+  }
+}
+
+TEST_F(MapSteps, ReseedingFindsTheMutatedCopy) {
+  // A read from the element's mutated copy matches the exact copies in one long seed with the
+  // mutation; reseeding must still reach every copy.
+  const std::string& text = index.reference().text;
+  const std::size_t second_copy = 20000 + 600 + 3000;
+  const std::string read = text.substr(second_copy + 250, 100);
+  const SeedFinder finder(index, params);
+  std::vector<SeedHit> hits;
+  const SeedQuery query{read, false, &hits};
+  finder.find({&query, 1});
+  std::set<std::int64_t> diagonals;
+  for (const SeedHit& h : hits) diagonals.insert(h.diagonal());
+  EXPECT_GE(diagonals.size(), 3u);  // the forward copies, mutated one included
+}
+
+TEST_F(MapSteps, UngappedTracebackEqualsScalar) {
+  const auto kernel = kernels::make_extend_cpu_kernel(engine::KernelChoice::scalar, params.scoring);
+  const auto scorer = kernel->make_scorer();
+  LocusAligner aligner(index, params.scoring, *scorer);
+  std::vector<EndLetters> letters(300);
+  std::vector<Window> windows;
+  for (EndLetters& l : letters) {
+    l.assign(sample_read(100 + rng() % 60, rng() % 3 == 0 ? 0.0 : 0.02));
+    const std::int64_t start = static_cast<std::int64_t>(rng() % (index.reference().lengths[0] - 300));
+    windows.push_back({start, 1 + static_cast<std::uint32_t>(rng() % 40), 0});
+  }
+  std::vector<std::size_t> ids;
+  for (std::size_t k = 0; k < letters.size(); ++k) ids.push_back(aligner.add(letters[k].codes[0], windows[k]));
+  aligner.score_all();
+  for (std::size_t k = 0; k < letters.size(); ++k) {
+    Placement p = aligner.placement(ids[k], false);
+    if (p.score == 0) continue;
+    aligner.trace(p);
+    // The same task through the scalar traceback.
+    std::vector<std::uint8_t> target;
+    for (std::size_t t = 0; t < letters[k].codes[0].size() + windows[k].band_width - 1; ++t)
+      target.push_back(base_code_of(index.reference().text[static_cast<std::size_t>(windows[k].start) + t]));
+    const kernels::ExtendTask task{letters[k].codes[0], target.data(), windows[k].band_width};
+    const kernels::ExtendAlignment a = kernels::extend_align_scalar(task, params.scoring);
+    EXPECT_EQ(p.cigar, a.cigar);
+    EXPECT_EQ(p.text_begin, windows[k].start + a.target_begin);
+    EXPECT_EQ(p.query_begin, a.query_begin);
+  }
+}
+
+TEST(Mapq, FollowsTheScoreGap) {
+  MapParams params;
+  const std::vector<double> none;
+  EXPECT_EQ(mapq_from_scores(160, none, 19, params), 60);
+  const std::vector<double> equal{160};
+  EXPECT_EQ(mapq_from_scores(160, equal, 19, params), 0);
+  int last = 0;
+  for (double gap : {1.0, 3.0, 5.0, 10.0, 20.0}) {
+    const std::vector<double> other{160 - gap};
+    const int q = mapq_from_scores(160, other, 19, params);
+    EXPECT_GE(q, last);
+    last = q;
+  }
+  EXPECT_EQ(last, 60);
+  const std::vector<double> one{155}, three{155, 155, 155};
+  EXPECT_GT(mapq_from_scores(160, one, 19, params), mapq_from_scores(160, three, 19, params));
+}
+
+TEST(InsertSizes, EstimatedWithoutOutliers) {
+  std::mt19937 rng(3);
+  std::normal_distribution<> size(400, 30);
+  std::vector<EndResult> ends;
+  for (int k = 0; k < 2000; ++k) {
+    const std::int64_t start = 10000 + k * 10, length = std::llround(size(rng));
+    const bool outlier = k % 50 == 0;
+    for (int e = 0; e < 2; ++e) {
+      EndResult r;
+      Placement p;
+      p.reverse = e == 1;
+      p.score = 150;
+      p.text_begin = e == 0 ? start : start + (outlier ? 50000 : length) - 100;
+      p.text_end = p.text_begin + 100;
+      p.traced = true;
+      r.placements.push_back(p);
+      r.primary = 0;
+      r.mapq = 60;
+      ends.push_back(r);
+    }
+  }
+  const InsertSizes sizes = estimate_insert_sizes(ends, {});
+  ASSERT_TRUE(sizes.known);
+  EXPECT_NEAR(sizes.mean, 400, 3);
+  EXPECT_NEAR(sizes.sd, 30, 3);
+  EXPECT_LT(sizes.high, 600);
+  // Too few pairs: the previous estimate stays.
+  const InsertSizes kept = estimate_insert_sizes({ends.data(), 20}, sizes);
+  EXPECT_EQ(kept.mean, sizes.mean);
+}
+
+// ---- whole runs ----
+
+struct SimulatedPairs {
+  std::string reference, reads1, reads2;
+};
+
+// Pairs from the repeat genome, FR, insert 300 +- 20, named by their true position.
+SimulatedPairs write_pairs(const test::TempDir& dir, const index::ReferenceText& ref, std::mt19937& rng, int pairs) {
+  SimulatedPairs files{dir.file("ref.fa"), dir.file("r1.fq"), dir.file("r2.fq")};
+  std::ofstream fa(files.reference), r1(files.reads1), r2(files.reads2);
+  for (std::size_t s = 0; s < ref.sequences(); ++s)
+    fa << '>' << ref.names[s] << '\n' << ref.text.substr(ref.starts[s], ref.lengths[s]) << '\n';
+  std::normal_distribution<> insert(300, 20);
+  for (int k = 0; k < pairs; ++k) {
+    const std::size_t size = static_cast<std::size_t>(std::clamp(std::lround(insert(rng)), 160L, 400L));
+    const std::size_t start = rng() % (ref.lengths[0] - size);
+    std::string fragment = ref.text.substr(start, size);
+    for (char& c : fragment)
+      if (rng() % 200 == 0) c = "acgt"[rng() % 4];
+    const std::string name = "p" + std::to_string(k) + "_" + std::to_string(start + 1);
+    r1 << '@' << name << "/1\n" << fragment.substr(0, 100) << "\n+\n" << std::string(100, 'I') << '\n';
+    r2 << '@' << name << "/2\n" << reverse_complement(fragment.substr(size - 100)) << "\n+\n" << std::string(100, 'I') << '\n';
+  }
+  return files;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(MapRun, PlacesPairsTheSameAtAnyThreadCount) {
+  std::mt19937 rng(11);
+  const index::ReferenceText ref = repeat_genome(rng);
+  test::TempDir dir;
+  const SimulatedPairs files = write_pairs(dir, ref, rng, 3000);
+  MapOptions options;
+  options.reference = files.reference;
+  options.reads1 = files.reads1;
+  options.reads2 = files.reads2;
+  options.batch_bases = 100000;
+  std::string outputs[2];
+  for (unsigned threads : {1u, 3u}) {
+    options.threads = threads;
+    options.out = dir.file("out" + std::to_string(threads) + ".sam");
+    run_map(options);
+    outputs[threads == 3] = slurp(options.out);
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+  // Read 1 of each pair starts where its name says, unless it was placed with MAPQ 0.
+  std::istringstream lines(outputs[0]);
+  std::string line;
+  int read1 = 0, right = 0, confident_wrong = 0;
+  while (std::getline(lines, line)) {
+    if (line[0] == '@') continue;
+    std::istringstream f(line);
+    std::string name, chr;
+    int flag = 0, mapq = 0;
+    long pos = 0;
+    f >> name >> flag >> chr >> pos >> mapq;
+    if (!(flag & 0x40) || (flag & 0x900)) continue;
+    ++read1;
+    const long truth = std::stol(name.substr(name.rfind('_') + 1));
+    const bool correct = !(flag & 4) && chr == "seq0" && std::labs(pos - truth) <= 20;
+    right += correct;
+    confident_wrong += !correct && mapq >= 30;
+  }
+  EXPECT_EQ(read1, 3000);
+  EXPECT_GT(right, 2850);
+  EXPECT_EQ(confident_wrong, 0);
+}
+
+}  // namespace
+}  // namespace hyalign::map
