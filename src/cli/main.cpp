@@ -43,7 +43,9 @@ int run(int argc, char** argv) {
   hyalign::cli::add_papara_command(app, action, command_line);
   hyalign::cli::add_search_command(app, action);
   hyalign::cli::add_mem_command(app, action);
+#ifdef HYALIGN_HAVE_MAP
   hyalign::cli::add_map_command(app, action, command_line);
+#endif
   try {
     std::vector<std::string> args = hyalign::cli::mummer_style_arguments(argc, argv);
     std::vector<char*> arg_pointers;

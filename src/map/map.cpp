@@ -120,10 +120,11 @@ class BatchMapper {
       map_ends(batch, c * per_chunk, std::min(n, (c + 1) * per_chunk), workers_[w]);
     });
     if (batch.paired && params_.insert_mean <= 0) {
+      const bool first_estimate = !sizes_.known;
       sizes_ = estimate_insert_sizes({results_.data(), n}, sizes_);
-      if (sizes_.known)
-        log_info("map: insert size {:.1f} +- {:.1f} (proper {}-{}), from {} pairs", sizes_.mean, sizes_.sd, sizes_.low,
-                 sizes_.high, sizes_.pairs);
+      if (first_estimate && sizes_.known)
+        log_info("map: insert size {:.1f} +- {:.1f} (proper {}-{}), from the first batch's {} pairs; estimated again "
+                 "for every batch", sizes_.mean, sizes_.sd, sizes_.low, sizes_.high, sizes_.pairs);
     }
     std::vector<ChunkOutput> out(chunks);
     parallel_for(chunks, options_.threads, [&](std::size_t c, unsigned w) {
@@ -212,6 +213,33 @@ void write_chunks(SamWriter& writer, std::vector<ChunkOutput>& chunks, BatchCoun
   }
 }
 
+// Maps every batch, reading the next and writing the one before while one is mapped.
+BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, SamWriter& writer, std::size_t batch_bases) {
+  BatchCounts totals;
+  ReadBatch batch, next;
+  std::future<bool> reading;
+  std::future<void> writing;
+  try {
+    bool more = input.next(batch, batch_bases);
+    while (more) {
+      reading = std::async(std::launch::async, [&] { return input.next(next, batch_bases); });
+      std::vector<ChunkOutput> chunks = mapper.map(batch);
+      if (writing.valid()) writing.get();
+      writing = std::async(std::launch::async, [&writer, &totals, out = std::move(chunks)]() mutable {
+        write_chunks(writer, out, totals);
+      });
+      more = reading.get();
+      std::swap(batch, next);
+    }
+    if (writing.valid()) writing.get();
+  } catch (...) {
+    if (reading.valid()) reading.wait();  // neither may outlive what it works on
+    if (writing.valid()) writing.wait();
+    throw;
+  }
+  return totals;
+}
+
 void check_options(const MapOptions& options) {
   if (options.device == engine::DeviceChoice::gpu || options.device == engine::DeviceChoice::all)
     throw UsageError("hyalign map runs on the CPU in this version: --device gpu is not available yet (use cpu or auto)");
@@ -232,22 +260,7 @@ void run_map(const MapOptions& options) {
   SamWriter writer(options.out, sam_header(index.reference(), read_group, options.command_line), options.threads);
   BatchMapper mapper(index, options, *kernel, writer.header(), writer.binary(), read_group_id);
   log_info("map: {} threads, {} kernel, {}", options.threads, kernel->name(), input.paired() ? "paired reads" : "single reads");
-  BatchCounts totals;
-  ReadBatch batch, next;
-  bool more = input.next(batch, options.batch_bases);
-  while (more) {
-    auto reading = std::async(std::launch::async, [&] { return input.next(next, options.batch_bases); });
-    std::vector<ChunkOutput> chunks;
-    try {
-      chunks = mapper.map(batch);
-    } catch (...) {
-      reading.wait();
-      throw;
-    }
-    write_chunks(writer, chunks, totals);
-    more = reading.get();
-    std::swap(batch, next);
-  }
+  const BatchCounts totals = map_batches(input, mapper, writer, options.batch_bases);
   writer.commit();
   log_info("map: {} reads, {} mapped ({:.2f} %), {} proper pairs; {:.2f} s, peak memory {:.0f} MiB", totals.reads,
            totals.mapped, totals.reads ? 100.0 * totals.mapped / totals.reads : 0.0, totals.proper_pairs, clock.lap(),

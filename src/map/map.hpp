@@ -41,7 +41,8 @@ struct MapOptions {
   unsigned threads = 1;
   engine::DeviceChoice device = engine::DeviceChoice::cpu;
   engine::KernelChoice kernel = engine::KernelChoice::automatic;
-  std::size_t batch_bases = 20'000'000;  // -K: read letters per batch (the insert sizes are estimated per batch)
+  std::size_t batch_bases = 2'000'000;  // -K: read letters per batch (insert sizes are estimated per batch; a
+                                        // larger batch touches more fresh memory, slow on a VM)
   MapParams params;
 };
 

@@ -259,43 +259,47 @@ if "$hyalign" mem -l 1000 "$w/mem_ref.fa" "$w/mem_q.fa" >mem_long.out 2>mem_long
   ok mem_min_length_over_every_query
 else fail "mem_min_length_over_every_query: $(cat mem_long.err)"; fi
 
-# ---- hyalign map ----
-map_seq=ACGTACGTTTGACCATGCATGCAAGGTTACGTGGGTTTAACCCGTGATCGATCGATTTGACCAGGATCCATTGACTTACGGATCAGGCATTACGATTACC
-printf '>chr\n%s\n>plasmid\nGGGTTTAACCCGTGATCGTTGACCAGGTACCATGACGATCGGATC\n' "$map_seq" >map_ref.fa
-printf '>chr\nACGT\n>chr\nACGT\n' >map_ref_duplicate.fa
-printf '@r1/1\nGTTTGACCATGCATGCAAGGTTACGTGG\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIII\n@r2/1\nGATCGATCGATTTGACCAGG\n+\nIIIIIIIIIIIIIIIIIIII\n' >map_1.fq
-printf '@r1/2\nCCTGGTCAAATCGATCGATC\n+\nIIIIIIIIIIIIIIIIIIII\n' >map_2_short.fq
-printf '@r1/2\nCCTGGTCAAATCGATCGATC\n+\nIIIIIIIIIIIIIIIIIIII\n@other/2\nGATCGATCGATTTGACCAGG\n+\nIIIIIIIIIIIIIIIIIIII\n' >map_2_names.fq
-printf '@r1\nGTTTGACCATGCATGCAAGG\n+\nIIII\n' >map_bad_quality.fq
-printf '@r1\nGTTTGACCATGCATGCAAGG\n+\nIIIIIIIIIIIIIIIIIIII\n' >map_odd_interleaved.fq
-"$hyalign" map index map_ref.fa -o map_ref.hymi 2>/dev/null
-head -c 100 map_ref.hymi >map_truncated.hymi
-check_error map_missing_reference 'nope.fa' -- map "$w/nope.fa" "$w/map_1.fq"
-check_error map_empty_reference 'empty.fa' -- map "$w/empty.fa" "$w/map_1.fq"
-check_error map_duplicate_reference_names "two reference sequences are named 'chr'" -- map "$w/map_ref_duplicate.fa" "$w/map_1.fq"
-check_error map_empty_reads 'empty.fa' -- map "$w/map_ref.fa" "$w/empty.fa"
-check_error map_binary_reads 'garbage.bin' -- map "$w/map_ref.fa" "$w/garbage.bin"
-check_error map_no_reads 'reads file' -- map "$w/map_ref.fa"
-check_error map_mates_fewer 'has no mate' -- map "$w/map_ref.fa" "$w/map_1.fq" "$w/map_2_short.fq"
-check_error map_mates_more 'has no mate' -- map "$w/map_ref.fa" "$w/map_2_names.fq" "$w/map_2_short.fq"
-check_error map_mate_names 'mate names differ' -- map "$w/map_ref.fa" "$w/map_1.fq" "$w/map_2_names.fq"
-check_error map_quality_length 'map_bad_quality.fq:' -- map "$w/map_ref.fa" "$w/map_bad_quality.fq"
-check_error map_odd_interleaved 'odd number' -- map -p "$w/map_ref.fa" "$w/map_odd_interleaved.fq"
-check_error map_interleaved_two_files 'one reads file' -- map -p "$w/map_ref.fa" "$w/map_1.fq" "$w/map_2_short.fq"
-check_error map_truncated_index 'truncated' -- map "$w/map_truncated.hymi" "$w/map_1.fq"
-check_error map_gpu_device 'CPU' -- map --device gpu "$w/map_ref.fa" "$w/map_1.fq"
-check_error map_seed_length '-k' -- map -k 0 "$w/map_ref.fa" "$w/map_1.fq"
-check_error map_negative_mismatch '-B' -- map -B -1 "$w/map_ref.fa" "$w/map_1.fq"
-check_error map_clip_text '-L' -- map -L 5,x "$w/map_ref.fa" "$w/map_1.fq"
-check_error map_read_group '@RG' -- map -R 'ID:x' "$w/map_ref.fa" "$w/map_1.fq"
-check_error map_read_group_id 'ID' -- map -R '@RG\tSM:x' "$w/map_ref.fa" "$w/map_1.fq"
-check_error map_unwritable_output 'no_such_dir' -- map -o "$w/no_such_dir/out.sam" "$w/map_ref.fa" "$w/map_1.fq"
-# Reads with N, IUPAC letters or shorter than a seed are kept, unmapped, not refused.
-printf '@n\nNNNNNNNNNNNNNNNNNNNNNNNNNN\n+\nIIIIIIIIIIIIIIIIIIIIIIIIII\n@iupac\nGTTTGACCRYKMSWBDHVNCAAGG\n+\nIIIIIIIIIIIIIIIIIIIIIIII\n@tiny\nACG\n+\nIII\n' >map_odd_reads.fq
-if "$hyalign" map "$w/map_ref.fa" map_odd_reads.fq >map_odd.sam 2>map_odd.err &&
-   [ "$(grep -v '^@' map_odd.sam | awk '$2 == 4' | wc -l)" -eq 3 ]; then
-  ok map_unmappable_reads_kept
-else fail "map_unmappable_reads_kept: $(cat map_odd.err)"; fi
+# ---- hyalign map (built where htslib is) ----
+if "$hyalign" map --help >/dev/null 2>&1; then
+  map_seq=ACGTACGTTTGACCATGCATGCAAGGTTACGTGGGTTTAACCCGTGATCGATCGATTTGACCAGGATCCATTGACTTACGGATCAGGCATTACGATTACC
+  printf '>chr\n%s\n>plasmid\nGGGTTTAACCCGTGATCGTTGACCAGGTACCATGACGATCGGATC\n' "$map_seq" >map_ref.fa
+  printf '>chr\nACGT\n>chr\nACGT\n' >map_ref_duplicate.fa
+  printf '@r1/1\nGTTTGACCATGCATGCAAGGTTACGTGG\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIII\n@r2/1\nGATCGATCGATTTGACCAGG\n+\nIIIIIIIIIIIIIIIIIIII\n' >map_1.fq
+  printf '@r1/2\nCCTGGTCAAATCGATCGATC\n+\nIIIIIIIIIIIIIIIIIIII\n' >map_2_short.fq
+  printf '@r1/2\nCCTGGTCAAATCGATCGATC\n+\nIIIIIIIIIIIIIIIIIIII\n@other/2\nGATCGATCGATTTGACCAGG\n+\nIIIIIIIIIIIIIIIIIIII\n' >map_2_names.fq
+  printf '@r1\nGTTTGACCATGCATGCAAGG\n+\nIIII\n' >map_bad_quality.fq
+  printf '@r1\nGTTTGACCATGCATGCAAGG\n+\nIIIIIIIIIIIIIIIIIIII\n' >map_odd_interleaved.fq
+  "$hyalign" map index map_ref.fa -o map_ref.hymi 2>/dev/null
+  head -c 100 map_ref.hymi >map_truncated.hymi
+  check_error map_missing_reference 'nope.fa' -- map "$w/nope.fa" "$w/map_1.fq"
+  check_error map_empty_reference 'empty.fa' -- map "$w/empty.fa" "$w/map_1.fq"
+  check_error map_duplicate_reference_names "two reference sequences are named 'chr'" -- map "$w/map_ref_duplicate.fa" "$w/map_1.fq"
+  check_error map_empty_reads 'empty.fa' -- map "$w/map_ref.fa" "$w/empty.fa"
+  check_error map_binary_reads 'garbage.bin' -- map "$w/map_ref.fa" "$w/garbage.bin"
+  check_error map_no_reads 'reads file' -- map "$w/map_ref.fa"
+  check_error map_mates_fewer 'has no mate' -- map "$w/map_ref.fa" "$w/map_1.fq" "$w/map_2_short.fq"
+  check_error map_mates_more 'has no mate' -- map "$w/map_ref.fa" "$w/map_2_names.fq" "$w/map_2_short.fq"
+  check_error map_mate_names 'mate names differ' -- map "$w/map_ref.fa" "$w/map_1.fq" "$w/map_2_names.fq"
+  check_error map_quality_length 'map_bad_quality.fq:' -- map "$w/map_ref.fa" "$w/map_bad_quality.fq"
+  check_error map_odd_interleaved 'odd number' -- map -p "$w/map_ref.fa" "$w/map_odd_interleaved.fq"
+  check_error map_interleaved_two_files 'one reads file' -- map -p "$w/map_ref.fa" "$w/map_1.fq" "$w/map_2_short.fq"
+  check_error map_truncated_index 'truncated' -- map "$w/map_truncated.hymi" "$w/map_1.fq"
+  check_error map_gpu_device 'CPU' -- map --device gpu "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_seed_length '-k' -- map -k 0 "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_negative_mismatch '-B' -- map -B -1 "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_clip_text '-L' -- map -L 5,x "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_read_group '@RG' -- map -R 'ID:x' "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_read_group_id 'ID' -- map -R '@RG\tSM:x' "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_unwritable_output 'no_such_dir' -- map -o "$w/no_such_dir/out.sam" "$w/map_ref.fa" "$w/map_1.fq"
+  # Reads with N, IUPAC letters or shorter than a seed are kept, unmapped, not refused.
+  printf '@n\nNNNNNNNNNNNNNNNNNNNNNNNNNN\n+\nIIIIIIIIIIIIIIIIIIIIIIIIII\n@iupac\nGTTTGACCRYKMSWBDHVNCAAGG\n+\nIIIIIIIIIIIIIIIIIIIIIIII\n@tiny\nACG\n+\nIII\n' >map_odd_reads.fq
+  if "$hyalign" map "$w/map_ref.fa" map_odd_reads.fq >map_odd.sam 2>map_odd.err &&
+     [ "$(grep -v '^@' map_odd.sam | awk '$2 == 4' | wc -l)" -eq 3 ]; then
+    ok map_unmappable_reads_kept
+  else fail "map_unmappable_reads_kept: $(cat map_odd.err)"; fi
+else
+  echo "skip map cases: this hyalign has no map command (built without htslib)"
+fi
 
 echo "bad_input: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]
