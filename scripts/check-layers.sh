@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refuses an #include that points up the layers (docs/architecture.md):
-#   core <- io, engine <- index <- kernels <- papara, search, mem <- cli
+#   core <- io, engine <- index <- kernels <- papara, search, mem, map <- cli
 # A tool includes no other tool; kernels include nothing from a tool. Run by ctest (layering).
 # usage: scripts/check-layers.sh [SRC_DIR]
 set -euo pipefail
@@ -14,7 +14,8 @@ declare -A allowed=(
   [papara]="core io engine kernels papara"
   [search]="core io engine kernels search"
   [mem]="core io engine index kernels mem"
-  [cli]="core io engine kernels papara search mem cli hyalign"
+  [map]="core io engine index kernels map hyalign"
+  [cli]="core io engine index kernels papara search mem map cli hyalign"
 )
 bad=0
 for layer in "${!allowed[@]}"; do

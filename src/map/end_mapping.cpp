@@ -86,7 +86,7 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, std:
   }
   sort_placements(result.placements, tie_seed);
   choose_placements(result, read_length, params_, &aligner);
-  set_single_end_mapq(result, read_length, params_);
+  set_single_end_mapq(result, params_);
 }
 
 void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params,

@@ -15,36 +15,38 @@ double phred_per_score_unit(const kernels::ExtendScoring& scoring) {
   return kPhredPerMismatch / (scoring.match + scoring.mismatch);
 }
 
-int unseen_alternative_score(int best, int read_length, const MapParams& params) {
-  (void)best;
-  (void)read_length;
+int unseen_alternative_score(const MapParams& params) {
   return static_cast<int>(params.min_seed) * params.scoring.match;
 }
 
-int mapq_from_scores(double best, std::span<const double> others, double unseen, const MapParams& params) {
+int mapq_from_scores(double best, std::span<const double> others, std::span<const double> hypothetical,
+                     double unseen, const MapParams& params) {
   // An alternative as good as the placement: the choice between them is a coin toss, which SAM
   // readers (and every mapper) mark with 0.
-  if (std::any_of(others.begin(), others.end(), [best](double s) { return s >= best; })) return 0;
+  auto as_good = [best](double s) { return s >= best; };
+  if (std::any_of(others.begin(), others.end(), as_good) || std::any_of(hypothetical.begin(), hypothetical.end(), as_good))
+    return 0;
   const double per_unit = phred_per_score_unit(params.scoring);
   // Each alternative's likelihood relative to the placement's.
   auto weight = [&](double score) { return std::pow(10.0, -per_unit * std::max(0.0, best - score) / 10.0); };
   double rest = weight(unseen);
   for (double s : others) rest += weight(s);
+  for (double s : hypothetical) rest += weight(s);
   const double wrong = rest / (1.0 + rest);
-  const double q = -10.0 * std::log10(std::max(wrong, 1e-30));
   // Wrong at least as often as right: no better than a coin toss.
   if (wrong >= 0.5) return 0;
+  const double q = -10.0 * std::log10(std::max(wrong, 1e-30));
   return std::clamp(static_cast<int>(q + 0.499), 0, kMaxMapq);
 }
 
-void set_single_end_mapq(EndResult& end, std::int32_t read_length, const MapParams& params) {
+void set_single_end_mapq(EndResult& end, const MapParams& params) {
   if (!end.mapped()) {
     end.mapq = 0;
     return;
   }
   const int best = end.best().score;
   const std::vector<double> others(end.alternatives.begin(), end.alternatives.end());
-  end.mapq = mapq_from_scores(best, others, unseen_alternative_score(best, read_length, params), params);
+  end.mapq = mapq_from_scores(best, others, {}, unseen_alternative_score(params), params);
 }
 
 }  // namespace hyalign::map

@@ -14,15 +14,16 @@ namespace hyalign::map {
 // Phred points per score unit for `scoring`.
 double phred_per_score_unit(const kernels::ExtendScoring& scoring);
 
-// MAPQ (0-60) of a placement scoring `best` with `others` the scores of its alternatives and
-// `unseen` the score of an alternative the search might have missed.
-int mapq_from_scores(double best, std::span<const double> others, double unseen, const MapParams& params);
+// MAPQ (0-60) of a placement scoring `best`, with `others` the scores of the other placements
+// found for the same letters, `hypothetical` those of other explanations (a pair's ends placed
+// unpaired) and `unseen` the score of an alternative the search might have missed.
+int mapq_from_scores(double best, std::span<const double> others, std::span<const double> hypothetical,
+                     double unseen, const MapParams& params);
 
-// The score of an alternative that seeds of `min_seed` letters could miss for a read of `length`
-// letters aligned with score `best`.
-int unseen_alternative_score(int best, int read_length, const MapParams& params);
+// The score of an alternative the seeds could miss: one exact match of `min_seed` letters.
+int unseen_alternative_score(const MapParams& params);
 
 // The single-end MAPQ of an end's primary placement, from its alternatives.
-void set_single_end_mapq(EndResult& end, std::int32_t read_length, const MapParams& params);
+void set_single_end_mapq(EndResult& end, const MapParams& params);
 
 }  // namespace hyalign::map

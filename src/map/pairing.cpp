@@ -119,7 +119,7 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
   if (!added) return;
   sort_placements(mate.placements, tie_seed);
   choose_placements(mate, read_length, params, nullptr);
-  set_single_end_mapq(mate, read_length, params);
+  set_single_end_mapq(mate, params);
 }
 
 bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,
@@ -151,17 +151,18 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
   // Each end's alternatives: the pairs through its other placements, and the ends placed
   // unpaired. The scores are rounded to whole units here: an insert-size difference of less than
   // a unit picks between equal copies but is too little evidence to be sure of the pick.
-  auto end_mapq = [&](EndResult& end, int chosen, bool is_first, std::int32_t length) {
-    std::vector<double> others{std::round(unpaired)};
+  auto end_mapq = [&](EndResult& end, int chosen, bool is_first) {
+    const double hypothetical[] = {std::round(unpaired)};
+    std::vector<double> others;
     for (const PairScore& p : pairs)
       if ((is_first ? p.i : p.j) != chosen) others.push_back(std::round(p.score));
     const int own = end.placements[static_cast<std::size_t>(chosen)].score;
     const double rounded_best = std::round(best.score);
-    const double unseen = rounded_best - own + unseen_alternative_score(own, length, params);
-    const int paired = mapq_from_scores(rounded_best, others, unseen, params);
+    const double unseen = rounded_best - own + unseen_alternative_score(params);
+    const int paired = mapq_from_scores(rounded_best, others, hypothetical, unseen, params);
     return chosen == end.primary ? std::max(end.mapq, std::min(paired, end.mapq + kPairedMapqBoost)) : paired;
   };
-  const int q1 = end_mapq(first, best.i, true, length1), q2 = end_mapq(second, best.j, false, length2);
+  const int q1 = end_mapq(first, best.i, true), q2 = end_mapq(second, best.j, false);
   make_primary(first, best.i, length1, params);
   make_primary(second, best.j, length2, params);
   first.mapq = q1;

@@ -182,19 +182,19 @@ TEST_F(MapSteps, UngappedTracebackEqualsScalar) {
 TEST(Mapq, FollowsTheScoreGap) {
   MapParams params;
   const std::vector<double> none;
-  EXPECT_EQ(mapq_from_scores(160, none, 19, params), 60);
+  EXPECT_EQ(mapq_from_scores(160, none, {}, 19, params), 60);
   const std::vector<double> equal{160};
-  EXPECT_EQ(mapq_from_scores(160, equal, 19, params), 0);
+  EXPECT_EQ(mapq_from_scores(160, equal, {}, 19, params), 0);
   int last = 0;
   for (double gap : {1.0, 3.0, 5.0, 10.0, 20.0}) {
     const std::vector<double> other{160 - gap};
-    const int q = mapq_from_scores(160, other, 19, params);
+    const int q = mapq_from_scores(160, other, {}, 19, params);
     EXPECT_GE(q, last);
     last = q;
   }
   EXPECT_EQ(last, 60);
   const std::vector<double> one{155}, three{155, 155, 155};
-  EXPECT_GT(mapq_from_scores(160, one, 19, params), mapq_from_scores(160, three, 19, params));
+  EXPECT_GT(mapq_from_scores(160, one, {}, 19, params), mapq_from_scores(160, three, {}, 19, params));
 }
 
 TEST(InsertSizes, EstimatedWithoutOutliers) {
