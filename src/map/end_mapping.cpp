@@ -55,13 +55,15 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, LocusAligner& aligne
   std::vector<std::vector<SeedHit>> hits(ends.size());
   std::vector<SeedQuery> queries;
   queries.reserve(2 * ends.size());
-  for (std::size_t e = 0; e < ends.size(); ++e)
-    for (int strand = 0; strand < 2; ++strand) queries.push_back({ends[e].pattern[strand], strand == 1, &hits[e]});
+  for (std::size_t e = 0; e < ends.size(); ++e) {
+    tasks[e] = {};
+    for (int strand = 0; strand < 2; ++strand)
+      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[e], &tasks[e].repetitive});
+  }
   seeds_.find(queries);
   for (std::size_t e = 0; e < ends.size(); ++e) {
     const EndLetters& letters = ends[e];
     EndTasks& t = tasks[e];
-    t = {};
     for (const Chain& chain : chain_seeds(hits[e], index_.reference(), letters.length(), params_)) {
       if (matches_whole_read(chain, letters.length())) {
         t.exact.push_back(exact_placement(chain, letters.length(), params_.scoring));
@@ -78,6 +80,7 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, std:
                         std::uint64_t tie_seed, EndResult& result) const {
   result = {};
   result.placements = tasks.exact;
+  result.repetitive = tasks.repetitive;
   for (std::size_t k = 0; k < tasks.ids.size(); ++k) {
     Placement p = aligner.placement(tasks.ids[k], tasks.reverse[k]);
     if (p.score <= 0) continue;

@@ -21,6 +21,7 @@ struct EndResult {
   int sub_score = 0;   // the best other placement of the primary's letters (XS)
   std::vector<int> alternatives;  // scores of the other placements of the primary's letters
   std::uint32_t seed_weight = 0;
+  bool repetitive = false;  // a seed of the read had more copies than -c: places may be missing
   int mapq = 0;
   bool mapped() const { return primary >= 0; }
   const Placement& best() const { return placements[static_cast<std::size_t>(primary)]; }
@@ -40,6 +41,7 @@ struct EndTasks {
   std::vector<std::uint32_t> weights;
   std::vector<bool> reverse;
   std::vector<Placement> exact;  // chains that are one exact match of the whole read need no task
+  bool repetitive = false;       // a seed had more copies than -c
 };
 
 class EndMapper {

@@ -23,7 +23,7 @@ struct MapParams {
   int unpaired_penalty = 17;        // -U: a pair placed as two unpaired reads scores this much less
   double drop_ratio = 0.5;          // -D: a chain weighing less than this fraction of a better one that
                                     //     covers the same read letters is not aligned
-  unsigned max_chains = 50;         // chains aligned per read and strand set
+  unsigned max_chains = 500;        // chains aligned per read (as many as a seed may have copies)
   unsigned max_rescues = 50;        // -m: placements of one end whose mate is searched near them
   bool all_alignments = false;      // -a: secondary placements as records (flag 256)
   bool mark_secondary = false;      // -M: split parts as secondary instead of supplementary

@@ -113,6 +113,7 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
     Placement p = aligner.placement(t.task, t.reverse);
     if (p.score < params.min_score) continue;
     aligner.trace(p);
+    p.rescued = true;
     mate.placements.push_back(std::move(p));
     added = true;
   }
@@ -148,21 +149,34 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
     return std::tie(y.score, x.i, x.j) < std::tie(x.score, y.i, y.j);
   });
   if (best.score < unpaired) return false;
-  // Each end's alternatives: the pairs through its other placements, and the ends placed
-  // unpaired. The scores are rounded to whole units here: an insert-size difference of less than
-  // a unit picks between equal copies but is too little evidence to be sure of the pick.
-  auto end_mapq = [&](EndResult& end, int chosen, bool is_first) {
-    const double hypothetical[] = {std::round(unpaired)};
-    std::vector<double> others;
+  // Each end's alternatives: the pairs through its other placements; hypothetically, the ends
+  // placed unpaired and the end's untraced placements that would pair with the mate's choice. The
+  // scores are rounded to whole units here: an insert-size difference of less than a unit picks
+  // between equal copies but is too little evidence to be sure of the pick.
+  auto end_mapq = [&](EndResult& end, int chosen, const Placement& mate, bool is_first, std::int32_t length) {
+    const Placement& mine = end.placements[static_cast<std::size_t>(chosen)];
+    // A read too repetitive to seed, placed by a search near its mate: the search reports one
+    // best place of a window that may hold many copies.
+    if (mine.rescued && end.repetitive) return 0;
+    std::vector<double> others, hypothetical{std::round(unpaired)};
     for (const PairScore& p : pairs)
       if ((is_first ? p.i : p.j) != chosen) others.push_back(std::round(p.score));
-    const int own = end.placements[static_cast<std::size_t>(chosen)].score;
+    for (const Placement& u : end.placements) {
+      if (u.traced || u.score < params.min_score) continue;
+      Placement guess = u;  // where it would start if it aligned the whole read
+      guess.text_begin = u.text_end - length;
+      const std::int64_t size = fr_insert_size(guess, mate);
+      if (size >= sizes.low && size <= sizes.high)
+        hypothetical.push_back(std::round(u.score + mate.score + insert_score(size, sizes, params.scoring)));
+    }
     const double rounded_best = std::round(best.score);
-    const double unseen = rounded_best - own + unseen_alternative_score(params);
+    const double unseen = rounded_best - mine.score + unseen_alternative_score(params);
     const int paired = mapq_from_scores(rounded_best, others, hypothetical, unseen, params);
     return chosen == end.primary ? std::max(end.mapq, std::min(paired, end.mapq + kPairedMapqBoost)) : paired;
   };
-  const int q1 = end_mapq(first, best.i, true), q2 = end_mapq(second, best.j, false);
+  const Placement& a = first.placements[static_cast<std::size_t>(best.i)];
+  const Placement& b = second.placements[static_cast<std::size_t>(best.j)];
+  const int q1 = end_mapq(first, best.i, b, true, length1), q2 = end_mapq(second, best.j, a, false, length2);
   make_primary(first, best.i, length1, params);
   make_primary(second, best.j, length2, params);
   first.mapq = q1;

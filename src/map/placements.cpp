@@ -130,7 +130,7 @@ void sort_placements(std::vector<Placement>& placements, std::uint64_t tie_seed)
     return std::tie(a.reverse, a.text_end, a.query_end, b.score) < std::tie(b.reverse, b.text_end, b.query_end, a.score);
   });
   placements.erase(std::unique(placements.begin(), placements.end(), same_alignment), placements.end());
-  auto rank = [tie_seed](const Placement& p) { return mix(tie_seed ^ static_cast<std::uint64_t>(p.text_end) * 2 + p.reverse); };
+  auto rank = [tie_seed](const Placement& p) { return mix(tie_seed ^ (static_cast<std::uint64_t>(p.text_end) * 2 + p.reverse)); };
   std::sort(placements.begin(), placements.end(), [&](const Placement& a, const Placement& b) {
     if (a.score != b.score) return a.score > b.score;
     return rank(a) < rank(b);

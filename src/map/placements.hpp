@@ -29,6 +29,7 @@ struct Placement {
   std::int32_t query_begin = 0, query_end = 0;  // read letters aligned (of the strand aligned)
   std::uint32_t seed_weight = 0;                // read letters its chain's seeds covered
   bool traced = false;                          // query_begin, text_begin and cigar are known
+  bool rescued = false;                         // found by a search near the mate, not by seeds
   std::vector<kernels::CigarRun> cigar;         // the whole read, soft clips at both ends
   Window window;
   std::size_t task = 0;                         // its task in the LocusAligner that found it

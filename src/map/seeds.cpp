@@ -112,7 +112,10 @@ void SeedFinder::read_rows(Search& s) const {
 
 void SeedFinder::finish_search(Search& s) const {
   const Match match = s.rows.empty() ? Match{} : longest_match(s.rest(), s.rows, s.depth, s.copies);
-  if (match.length >= min_seed_) add_hits(match, s.start, s.query.reverse, *s.query.hits);
+  if (match.length >= min_seed_) {
+    if (match.rows.size() > max_occurrences_ && s.query.repetitive != nullptr) *s.query.repetitive = true;
+    add_hits(match, s.start, s.query.reverse, *s.query.hits);
+  }
   if (s.reseeding) return;
   if (match.length >= reseed_length_ && match.rows.size() <= kReseedMaxCopies) {
     s.reseed_at = s.start;

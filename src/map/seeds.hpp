@@ -29,6 +29,7 @@ struct SeedQuery {
   std::string_view pattern;  // lower-case a/c/g/t; any other letter never matches
   bool reverse = false;
   std::vector<SeedHit>* hits = nullptr;
+  bool* repetitive = nullptr;  // set when a seed had more copies than -c and was left out
 };
 
 class SeedFinder {
