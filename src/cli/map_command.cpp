@@ -1,4 +1,9 @@
+#include <cmath>
 #include <memory>
+#include <optional>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -10,39 +15,26 @@ namespace {
 
 constexpr int kMaxScore = 1000;
 
-// "-L 5" or "-L 5,7": the clip bonuses at the read's start and end.
-void parse_clip_bonus(const std::string& text, kernels::ExtendScoring& scoring) {
+// "X" or "X,Y" as two numbers (Y = `second` when absent), each in [low, high] (and whole when
+// `whole`); `form` names the shape in the error ("INT or INT,INT").
+std::pair<double, double> parse_pair(const std::string& flag, const std::string& text, const std::string& form,
+                                     double low, double high, bool whole, std::optional<double> second) {
   const auto comma = text.find(',');
-  try {
+  auto number = [&](const std::string& part) {
     std::size_t used = 0;
-    scoring.clip5 = std::stoi(text.substr(0, comma), &used);
-    if (used != (comma == std::string::npos ? text.size() : comma)) throw std::invalid_argument(text);
-    scoring.clip3 = comma == std::string::npos ? scoring.clip5 : std::stoi(text.substr(comma + 1), &used);
-    if (comma != std::string::npos && used != text.size() - comma - 1) throw std::invalid_argument(text);
-  } catch (const std::logic_error&) {
-    throw CLI::ValidationError("-L", "takes INT or INT,INT (got '" + text + "')");
-  }
-  if (scoring.clip5 < 0 || scoring.clip3 < 0 || scoring.clip5 > kMaxScore || scoring.clip3 > kMaxScore)
-    throw CLI::ValidationError("-L", "clip bonuses must be in 0.." + std::to_string(kMaxScore));
-}
-
-// "-I 500" or "-I 500,50": the insert-size distribution, instead of estimating it.
-void parse_insert_size(const std::string& text, map::MapParams& params) {
-  const auto comma = text.find(',');
-  try {
-    std::size_t used = 0;
-    params.insert_mean = std::stod(text.substr(0, comma), &used);
-    if (used != (comma == std::string::npos ? text.size() : comma)) throw std::invalid_argument(text);
-    params.insert_sd = 0;
-    if (comma != std::string::npos) {
-      params.insert_sd = std::stod(text.substr(comma + 1), &used);
-      if (used != text.size() - comma - 1) throw std::invalid_argument(text);
+    double value = 0;
+    try {
+      value = std::stod(part, &used);
+    } catch (const std::logic_error&) {
+      used = 0;
     }
-  } catch (const std::logic_error&) {
-    throw CLI::ValidationError("-I", "takes MEAN or MEAN,SD (got '" + text + "')");
-  }
-  if (!(params.insert_mean >= 1 && params.insert_mean <= 1e9) || !(params.insert_sd >= 0 && params.insert_sd <= 1e9))
-    throw CLI::ValidationError("-I", "the mean must be in 1..1e9 and the sd in 0..1e9");
+    if (part.empty() || used != part.size() || (whole && value != std::floor(value))) throw CLI::ValidationError(flag, "takes " + form + " (got '" + text + "')");
+    if (!(value >= low && value <= high))
+      throw CLI::ValidationError(flag, fmt::format("{} is not in {}..{}", part, low, high));
+    return value;
+  };
+  const double first = number(text.substr(0, comma));
+  return {first, comma == std::string::npos ? second.value_or(first) : number(text.substr(comma + 1))};
 }
 
 void add_index_subcommand(CLI::App& cmd, Action& action, std::shared_ptr<unsigned> threads) {
@@ -132,8 +124,14 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
     if (cmd->get_subcommand("index")->parsed()) return;
     if (options->reference.empty() || options->reads1.empty())
       throw CLI::RequiredError("map: a reference and a reads file (or the index subcommand)");
-    parse_clip_bonus(*clip, options->params.scoring);
-    if (!insert->empty()) parse_insert_size(*insert, options->params);
+    // -L 5 or 5,7: the bonuses for reaching the read's start and end.
+    const auto [clip5, clip3] = parse_pair("-L", *clip, "INT or INT,INT", 0, kMaxScore, true, std::nullopt);
+    options->params.scoring.clip5 = static_cast<int>(clip5);
+    options->params.scoring.clip3 = static_cast<int>(clip3);
+    // -I 500 or 500,50: the insert-size distribution, instead of estimating it.
+    if (!insert->empty())
+      std::tie(options->params.insert_mean, options->params.insert_sd) =
+          parse_pair("-I", *insert, "MEAN or MEAN,SD", 1, 1e9, false, 0.0);
     options->batch_bases = *batch_bases;
     options->threads = worker_threads(*threads, "-t");
     options->device = engine::parse_device_choice(*device);
