@@ -8,7 +8,7 @@
 namespace hyalign::map {
 namespace {
 
-constexpr std::size_t kMaxTraced = 20;  // placements traced back per read
+constexpr std::size_t kTracedBeforePairing = 4;
 
 // The placement of a chain that matches the whole read exactly: no alignment scores more.
 Placement exact_placement(const Chain& chain, std::int32_t length, const kernels::ExtendScoring& scoring) {
@@ -71,29 +71,35 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, LocusAligner& aligne
       }
       t.ids.push_back(aligner.add(letters.codes[chain.reverse], chain_window(chain, params_.band_margin)));
       t.weights.push_back(chain.weight);
+      // An alignment reaches the read's start unless its seeds start well inside it.
+      t.query_begins.push_back(chain.query_begin < params_.min_seed ? 0 : static_cast<std::int32_t>(chain.query_begin));
       t.reverse.push_back(chain.reverse);
     }
   }
 }
 
-void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, std::int32_t read_length,
+void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters,
                         std::uint64_t tie_seed, EndResult& result) const {
+  const std::int32_t read_length = letters.length();
   result = {};
   result.placements = tasks.exact;
   result.repetitive = tasks.repetitive;
   for (std::size_t k = 0; k < tasks.ids.size(); ++k) {
-    Placement p = aligner.placement(tasks.ids[k], tasks.reverse[k]);
+    Placement p = aligner.placement(tasks.ids[k], tasks.reverse[k], tasks.query_begins[k]);
     if (p.score <= 0) continue;
     p.seed_weight = tasks.weights[k];
     result.placements.push_back(std::move(p));
   }
   sort_placements(result.placements, tie_seed);
-  choose_placements(result, read_length, params_, &aligner);
+  // The best few are traced now, so pairs compare exact insert sizes where it matters; the rest of
+  // a repeat's many placements keep estimated begins.
+  for (std::size_t k = 0; k < std::min(kTracedBeforePairing, result.placements.size()); ++k)
+    trace_placement(index_, params_.scoring, letters.codes[result.placements[k].reverse], result.placements[k]);
+  choose_placements(result, read_length, params_);
   set_single_end_mapq(result, params_);
 }
 
-void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params,
-                       const LocusAligner* aligner_for_trace) {
+void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params) {
   auto& all = result.placements;
   result.primary = -1;
   result.supplementary.clear();
@@ -101,19 +107,9 @@ void choose_placements(EndResult& result, std::int32_t read_length, const MapPar
   result.sub_score = 0;
   result.alternatives.clear();
   if (all.empty() || all.front().score < params.min_score) return;
-  const int limit = all.front().score / 2;
   std::vector<int> heads;  // the primary and supplementary placements
   for (std::size_t k = 0; k < all.size(); ++k) {
-    Placement& p = all[k];
-    if (!p.traced) {
-      if (k >= kMaxTraced || p.score < limit || aligner_for_trace == nullptr) {
-        // Untraced alternatives count against the primary.
-        result.sub_score = std::max(result.sub_score, p.score);
-        result.alternatives.push_back(p.score);
-        continue;
-      }
-      aligner_for_trace->trace(p);
-    }
+    const Placement& p = all[k];
     int over = -1;
     for (int h : heads)
       if (overlap_on_read(p, all[static_cast<std::size_t>(h)], read_length)) {
@@ -134,6 +130,19 @@ void choose_placements(EndResult& result, std::int32_t read_length, const MapPar
     }
   }
   result.seed_weight = result.best().seed_weight;
+}
+
+void trace_reported(EndResult& result, const EndLetters& letters, const index::SuffixIndex& index,
+                    const MapParams& params) {
+  if (!result.mapped()) return;
+  auto trace = [&](int k) {
+    Placement& p = result.placements[static_cast<std::size_t>(k)];
+    trace_placement(index, params.scoring, letters.codes[p.reverse], p);
+  };
+  trace(result.primary);
+  for (int k : result.supplementary) trace(k);
+  if (params.all_alignments)
+    for (int k : result.secondary) trace(k);
 }
 
 }  // namespace hyalign::map

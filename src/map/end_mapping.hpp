@@ -39,6 +39,7 @@ struct EndLetters {
 struct EndTasks {
   std::vector<std::size_t> ids;
   std::vector<std::uint32_t> weights;
+  std::vector<std::int32_t> query_begins;  // where each chain's alignment likely starts on the read
   std::vector<bool> reverse;
   std::vector<Placement> exact;  // chains that are one exact match of the whole read need no task
   bool repetitive = false;       // a seed had more copies than -c
@@ -51,7 +52,7 @@ class EndMapper {
   void add_tasks(std::span<const EndLetters> ends, LocusAligner& aligner, std::span<EndTasks> tasks) const;
   // After aligner.score_all(): the end's placements, chosen and traced. `tie_seed` fixes the order
   // of equal placements.
-  void collect(const EndTasks& tasks, const LocusAligner& aligner, std::int32_t read_length, std::uint64_t tie_seed,
+  void collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters, std::uint64_t tie_seed,
                EndResult& result) const;
 
  private:
@@ -60,10 +61,14 @@ class EndMapper {
   SeedFinder seeds_;
 };
 
-// Marks primary, supplementary and secondary placements and the sub-optimal score, tracing back
-// those it needs. Placements are sorted best first.
-void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params,
-                       const LocusAligner* aligner_for_trace);
+// Marks primary, supplementary and secondary placements and the sub-optimal score, from the
+// placements' read letters (estimated where not traced back). Placements are sorted best first.
+void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params);
+
+// Traces back the placements the records report: the primary, the supplementary ones, and the
+// secondary ones with -a.
+void trace_reported(EndResult& result, const EndLetters& letters, const index::SuffixIndex& index,
+                    const MapParams& params);
 
 std::uint64_t name_hash(std::string_view name);
 

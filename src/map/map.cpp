@@ -142,7 +142,7 @@ class BatchMapper {
     end_mapper_.add_tasks({letters_.data() + first, last - first}, *w.aligner, tasks);
     w.aligner->score_all();
     for (std::size_t r = first; r < last; ++r)
-      end_mapper_.collect(tasks[r - first], *w.aligner, letters_[r].length(), name_hash(batch.reads[r].name), results_[r]);
+      end_mapper_.collect(tasks[r - first], *w.aligner, letters_[r], name_hash(batch.reads[r].name), results_[r]);
   }
 
   // Mate rescue, the pair's choice, and the records.
@@ -154,6 +154,7 @@ class BatchMapper {
       bool proper = false;
       if (batch.paired)
         proper = choose_pair(results_[r], results_[r + 1], letters_[r].length(), letters_[r + 1].length(), sizes_, params_);
+      for (std::size_t e = 0; e < step; ++e) trace_reported(results_[r + e], letters_[r + e], index_, params_);
       for (std::size_t e = 0; e < step; ++e) {
         const EndRecordInput end{&batch.reads[r + e], &results_[r + e], &letters_[r + e]};
         const EndRecordInput mate{&batch.reads[r + 1 - e], &results_[r + 1 - e], &letters_[r + 1 - e]};

@@ -34,7 +34,7 @@ double insert_score(std::int64_t size, const InsertSizes& sizes, const kernels::
 void make_primary(EndResult& end, int k, std::int32_t read_length, const MapParams& params) {
   if (k > 0) std::rotate(end.placements.begin(), end.placements.begin() + k, end.placements.begin() + k + 1);
   const int mapq = end.mapq;
-  choose_placements(end, read_length, params, nullptr);
+  choose_placements(end, read_length, params);
   end.mapq = mapq;
 }
 
@@ -86,10 +86,10 @@ void queue_rescues(const EndResult& anchor, const EndLetters& mate_letters, cons
   const int floor = anchor.best().score - params.unpaired_penalty;
   unsigned queued = 0;
   for (const Placement& p : anchor.placements) {
-    if (!p.traced || p.score < floor || p.score < params.min_score || queued == params.max_rescues) continue;
+    if (p.score < floor || p.score < params.min_score || queued == params.max_rescues) continue;
     bool mate_near = false;
     for (const Placement& q : mate.placements) {
-      const std::int64_t size = q.traced ? fr_insert_size(p, q) : 0;
+      const std::int64_t size = fr_insert_size(p, q);
       mate_near |= size >= sizes.low && size <= sizes.high;
     }
     if (mate_near) continue;
@@ -110,16 +110,15 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
                  std::uint64_t tie_seed, const MapParams& params, EndResult& mate) {
   bool added = false;
   for (const RescueTask& t : tasks) {
-    Placement p = aligner.placement(t.task, t.reverse);
+    Placement p = aligner.placement(t.task, t.reverse, 0);
     if (p.score < params.min_score) continue;
-    aligner.trace(p);
     p.rescued = true;
     mate.placements.push_back(std::move(p));
     added = true;
   }
   if (!added) return;
   sort_placements(mate.placements, tie_seed);
-  choose_placements(mate, read_length, params, nullptr);
+  choose_placements(mate, read_length, params);
   set_single_end_mapq(mate, params);
 }
 
@@ -133,10 +132,10 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
   std::vector<PairScore> pairs;
   for (std::size_t i = 0; i < first.placements.size(); ++i) {
     const Placement& a = first.placements[i];
-    if (!a.traced || a.score < params.min_score) continue;
+    if (a.score < params.min_score) continue;
     for (std::size_t j = 0; j < second.placements.size(); ++j) {
       const Placement& b = second.placements[j];
-      if (!b.traced || b.score < params.min_score) continue;
+      if (b.score < params.min_score) continue;
       const std::int64_t size = fr_insert_size(a, b);
       if (size < sizes.low || size > sizes.high) continue;
       pairs.push_back({a.score + b.score + insert_score(size, sizes, params.scoring), static_cast<int>(i),
@@ -149,34 +148,24 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
     return std::tie(y.score, x.i, x.j) < std::tie(x.score, y.i, y.j);
   });
   if (best.score < unpaired) return false;
-  // Each end's alternatives: the pairs through its other placements; hypothetically, the ends
-  // placed unpaired and the end's untraced placements that would pair with the mate's choice. The
-  // scores are rounded to whole units here: an insert-size difference of less than a unit picks
-  // between equal copies but is too little evidence to be sure of the pick.
-  auto end_mapq = [&](EndResult& end, int chosen, const Placement& mate, bool is_first, std::int32_t length) {
+  // Each end's alternatives: the pairs through its other placements, and hypothetically the ends
+  // placed unpaired. The scores are rounded to whole units here: an insert-size difference of less
+  // than a unit picks between equal copies but is too little evidence to be sure of the pick.
+  auto end_mapq = [&](EndResult& end, int chosen, bool is_first) {
     const Placement& mine = end.placements[static_cast<std::size_t>(chosen)];
     // A read too repetitive to seed, placed by a search near its mate: the search reports one
     // best place of a window that may hold many copies.
     if (mine.rescued && end.repetitive) return 0;
-    std::vector<double> others, hypothetical{std::round(unpaired)};
+    const double hypothetical[] = {std::round(unpaired)};
+    std::vector<double> others;
     for (const PairScore& p : pairs)
       if ((is_first ? p.i : p.j) != chosen) others.push_back(std::round(p.score));
-    for (const Placement& u : end.placements) {
-      if (u.traced || u.score < params.min_score) continue;
-      Placement guess = u;  // where it would start if it aligned the whole read
-      guess.text_begin = u.text_end - length;
-      const std::int64_t size = fr_insert_size(guess, mate);
-      if (size >= sizes.low && size <= sizes.high)
-        hypothetical.push_back(std::round(u.score + mate.score + insert_score(size, sizes, params.scoring)));
-    }
     const double rounded_best = std::round(best.score);
     const double unseen = rounded_best - mine.score + unseen_alternative_score(params);
     const int paired = mapq_from_scores(rounded_best, others, hypothetical, unseen, params);
     return chosen == end.primary ? std::max(end.mapq, std::min(paired, end.mapq + kPairedMapqBoost)) : paired;
   };
-  const Placement& a = first.placements[static_cast<std::size_t>(best.i)];
-  const Placement& b = second.placements[static_cast<std::size_t>(best.j)];
-  const int q1 = end_mapq(first, best.i, b, true, length1), q2 = end_mapq(second, best.j, a, false, length2);
+  const int q1 = end_mapq(first, best.i, true), q2 = end_mapq(second, best.j, false);
   make_primary(first, best.i, length1, params);
   make_primary(second, best.j, length2, params);
   first.mapq = q1;

@@ -42,8 +42,8 @@ void queue_rescues(const EndResult& anchor, const EndLetters& mate_letters, cons
                    const InsertSizes& sizes, const index::ReferenceText& reference, const MapParams& params,
                    LocusAligner& aligner, std::vector<RescueTask>& tasks);
 
-// After aligner.score_all(): adds the placements the rescues found to `mate` (traced back) and
-// chooses its placements again.
+// After aligner.score_all(): adds the placements the rescues found to `mate` and chooses its
+// placements again.
 void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner, std::int32_t read_length,
                  std::uint64_t tie_seed, const MapParams& params, EndResult& mate);
 

@@ -36,6 +36,19 @@ std::optional<ExtendAlignment> trace_ungapped(const ExtendTask& task, const kern
   return out;
 }
 
+// `length` letters of the window's reference text as codes, walls outside its sequence.
+void append_window_letters(const index::SuffixIndex& index, const Window& window, std::size_t length,
+                           std::vector<std::uint8_t>& out) {
+  const auto& ref = index.reference();
+  const std::int64_t seq_begin = static_cast<std::int64_t>(ref.starts[window.sequence]);
+  const std::int64_t seq_end = seq_begin + static_cast<std::int64_t>(ref.lengths[window.sequence]);
+  const std::string_view text = index.text();
+  for (std::size_t k = 0; k < length; ++k) {
+    const std::int64_t p = window.start + static_cast<std::int64_t>(k);
+    out.push_back(p >= seq_begin && p < seq_end ? base_code_of(text[static_cast<std::size_t>(p)]) : kernels::kWallCode);
+  }
+}
+
 std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
@@ -71,17 +84,8 @@ void LocusAligner::clear() {
 }
 
 std::size_t LocusAligner::add(std::span<const std::uint8_t> query, const Window& window) {
-  const auto& ref = index_.reference();
-  const std::int64_t seq_begin = static_cast<std::int64_t>(ref.starts[window.sequence]);
-  const std::int64_t seq_end = seq_begin + static_cast<std::int64_t>(ref.lengths[window.sequence]);
-  const std::size_t length = query.size() + window.band_width - 1;
   offsets_.push_back(letters_.size());
-  const std::string_view text = index_.text();
-  for (std::size_t k = 0; k < length; ++k) {
-    const std::int64_t p = window.start + static_cast<std::int64_t>(k);
-    letters_.push_back(p >= seq_begin && p < seq_end ? base_code_of(text[static_cast<std::size_t>(p)])
-                                                     : kernels::kWallCode);
-  }
+  append_window_letters(index_, window, query.size() + window.band_width - 1, letters_);
   queries_.push_back(query);
   windows_.push_back(window);
   return queries_.size() - 1;
@@ -98,7 +102,7 @@ void LocusAligner::score_all() {
   scorer_.score(tasks_, scores_);
 }
 
-Placement LocusAligner::placement(std::size_t id, bool reverse) const {
+Placement LocusAligner::placement(std::size_t id, bool reverse, std::int32_t query_begin) const {
   const ExtendScore& s = scores_[id];
   Placement p;
   p.reverse = reverse;
@@ -106,18 +110,24 @@ Placement LocusAligner::placement(std::size_t id, bool reverse) const {
   p.score = s.score;
   p.query_end = s.query_end;
   p.text_end = windows_[id].start + s.target_end;
+  p.query_begin = std::min(query_begin, p.query_end);
+  p.text_begin = p.text_end - (p.query_end - p.query_begin);
   p.window = windows_[id];
-  p.task = id;
   return p;
 }
 
-void LocusAligner::trace(Placement& placement) const {
-  const std::size_t id = placement.task;
-  const ExtendTask t = task(id);
-  std::optional<ExtendAlignment> a = trace_ungapped(t, scoring_, scores_[id]);
-  if (!a) a = kernels::extend_align_scalar(t, scoring_);
+void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScoring& scoring,
+                     std::span<const std::uint8_t> query, Placement& placement) {
+  if (placement.traced) return;
+  const Window& w = placement.window;
+  std::vector<std::uint8_t> target;
+  append_window_letters(index, w, query.size() + w.band_width - 1, target);
+  const ExtendTask t{query, target.data(), w.band_width};
+  const ExtendScore best{placement.score, placement.query_end, static_cast<std::int32_t>(placement.text_end - w.start)};
+  std::optional<ExtendAlignment> a = trace_ungapped(t, scoring, best);
+  if (!a) a = kernels::extend_align_scalar(t, scoring);
   placement.query_begin = a->query_begin;
-  placement.text_begin = windows_[id].start + a->target_begin;
+  placement.text_begin = w.start + a->target_begin;
   placement.cigar = std::move(a->cigar);
   placement.traced = true;
 }

@@ -28,11 +28,10 @@ struct Placement {
   std::int64_t text_begin = 0, text_end = 0;    // reference text [begin, end) aligned
   std::int32_t query_begin = 0, query_end = 0;  // read letters aligned (of the strand aligned)
   std::uint32_t seed_weight = 0;                // read letters its chain's seeds covered
-  bool traced = false;                          // query_begin, text_begin and cigar are known
+  bool traced = false;  // query_begin, text_begin and cigar are exact (else begins are estimates)
   bool rescued = false;                         // found by a search near the mate, not by seeds
   std::vector<kernels::CigarRun> cigar;         // the whole read, soft clips at both ends
-  Window window;
-  std::size_t task = 0;                         // its task in the LocusAligner that found it
+  Window window;        // the task that found it, to trace it back
 };
 
 // The band around a chain's diagonals, `margin` letters wider on each side.
@@ -49,10 +48,9 @@ class LocusAligner {
   // `query` must stay alive until clear(). Returns the task's number.
   std::size_t add(std::span<const std::uint8_t> query, const Window& window);
   void score_all();
-  // The placement task `id` found (score 0: none), not traced back.
-  Placement placement(std::size_t id, bool reverse) const;
-  // Fills query_begin, text_begin and cigar of a placement it found.
-  void trace(Placement& placement) const;
+  // The placement task `id` found (score 0: none), not traced back: its begins are estimated from
+  // `query_begin`, the first read letter its seeds cover.
+  Placement placement(std::size_t id, bool reverse, std::int32_t query_begin) const;
 
  private:
   kernels::ExtendTask task(std::size_t id) const;
@@ -66,6 +64,10 @@ class LocusAligner {
   std::vector<kernels::ExtendTask> tasks_;
   std::vector<kernels::ExtendScore> scores_;
 };
+
+// Traces a placement back (exact begins and CIGAR) from its window; `query` is the strand it aligns.
+void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScoring& scoring,
+                     std::span<const std::uint8_t> query, Placement& placement);
 
 // Placements of the same alignment found from two chains kept once (the higher score); then the
 // best first, ties in an order fixed by `tie_seed` (a hash of the read's name), so equal copies

@@ -164,9 +164,9 @@ TEST_F(MapSteps, UngappedTracebackEqualsScalar) {
   for (std::size_t k = 0; k < letters.size(); ++k) ids.push_back(aligner.add(letters[k].codes[0], windows[k]));
   aligner.score_all();
   for (std::size_t k = 0; k < letters.size(); ++k) {
-    Placement p = aligner.placement(ids[k], false);
+    Placement p = aligner.placement(ids[k], false, 0);
     if (p.score == 0) continue;
-    aligner.trace(p);
+    trace_placement(index, params.scoring, letters[k].codes[0], p);
     // The same task through the scalar traceback.
     std::vector<std::uint8_t> target;
     for (std::size_t t = 0; t < letters[k].codes[0].size() + windows[k].band_width - 1; ++t)
