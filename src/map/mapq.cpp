@@ -8,6 +8,10 @@ namespace {
 
 constexpr double kPhredPerMismatch = 25;  // log10(0.99 / (0.01 / 3)) * 10, Illumina's ~1 % errors
 constexpr int kMaxMapq = 60;
+// Below this a placement is wrong more than one time in five: the pick between copies rests on an
+// insert-size difference or a gap extension, too little evidence to rank it above MAPQ 0, the mark
+// SAM readers (and `samtools view -q 1`) take for "one of several places".
+constexpr double kMinNamedPhred = 7;
 
 }  // namespace
 
@@ -33,9 +37,8 @@ int mapq_from_scores(double best, std::span<const double> others, std::span<cons
   for (double s : others) rest += weight(s);
   for (double s : hypothetical) rest += weight(s);
   const double wrong = rest / (1.0 + rest);
-  // Wrong at least as often as right: no better than a coin toss.
-  if (wrong >= 0.5) return 0;
   const double q = -10.0 * std::log10(std::max(wrong, 1e-30));
+  if (q < kMinNamedPhred) return 0;
   return std::clamp(static_cast<int>(q + 0.499), 0, kMaxMapq);
 }
 

@@ -20,14 +20,13 @@ double quantile(const std::vector<std::int64_t>& sorted, double q) {
   return static_cast<double>(sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)]);
 }
 
-// The insert size's log-likelihood under the normal distribution, in score units (log base 4 of
-// the two-sided tail, as one extra base of evidence is worth a factor of 4).
-// Not rounded: between copies of a repeat that score the same, the insert size is the only
-// evidence, and a small difference in it is real.
+// The insert size's log-likelihood under the normal distribution, relative to the mean's, in
+// score units: Phred points of likelihood divided by the points a score unit is worth, so that a
+// pair's alignment scores and its insert size weigh on one scale, in the pair's choice and its MAPQ.
 double insert_score(std::int64_t size, const InsertSizes& sizes, const kernels::ExtendScoring& scoring) {
-  const double z = std::abs(static_cast<double>(size) - sizes.mean) / std::max(sizes.sd, 1.0);
-  const double tail = std::max(std::erfc(z / std::sqrt(2.0)), 1e-300);  // both tails
-  return std::log(tail) / std::log(4.0) * scoring.match;
+  const double z = (static_cast<double>(size) - sizes.mean) / std::max(sizes.sd, 1.0);
+  const double phred = 10.0 / std::log(10.0) * z * z / 2.0;
+  return -phred / phred_per_score_unit(scoring);
 }
 
 // Moves placements[k] to the front (the rest keep their order) and chooses again around it.
@@ -149,20 +148,18 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
   });
   if (best.score < unpaired) return false;
   // Each end's alternatives: the pairs through its other placements, and hypothetically the ends
-  // placed unpaired. The scores are rounded to whole units here: an insert-size difference of less
-  // than a unit picks between equal copies but is too little evidence to be sure of the pick.
+  // placed unpaired.
   auto end_mapq = [&](EndResult& end, int chosen, bool is_first) {
     const Placement& mine = end.placements[static_cast<std::size_t>(chosen)];
     // A read too repetitive to seed, placed by a search near its mate: the search reports one
     // best place of a window that may hold many copies.
     if (mine.rescued && end.repetitive) return 0;
-    const double hypothetical[] = {std::round(unpaired)};
+    const double hypothetical[] = {unpaired};
     std::vector<double> others;
     for (const PairScore& p : pairs)
-      if ((is_first ? p.i : p.j) != chosen) others.push_back(std::round(p.score));
-    const double rounded_best = std::round(best.score);
-    const double unseen = rounded_best - mine.score + unseen_alternative_score(params);
-    const int paired = mapq_from_scores(rounded_best, others, hypothetical, unseen, params);
+      if ((is_first ? p.i : p.j) != chosen) others.push_back(p.score);
+    const double unseen = best.score - mine.score + unseen_alternative_score(params);
+    const int paired = mapq_from_scores(best.score, others, hypothetical, unseen, params);
     return chosen == end.primary ? std::max(end.mapq, std::min(paired, end.mapq + kPairedMapqBoost)) : paired;
   };
   const int q1 = end_mapq(first, best.i, true), q2 = end_mapq(second, best.j, false);

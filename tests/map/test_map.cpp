@@ -195,6 +195,53 @@ TEST(Mapq, FollowsTheScoreGap) {
   EXPECT_EQ(last, 60);
   const std::vector<double> one{155}, three{155, 155, 155};
   EXPECT_GT(mapq_from_scores(160, one, {}, 19, params), mapq_from_scores(160, three, {}, 19, params));
+  // One mismatch (match + mismatch units) is 25 Phred points of evidence.
+  EXPECT_EQ(mapq_from_scores(160, one, {}, 19, params), 25);
+  // One unit (a gap extension) leaves the placement wrong more than one time in five: MAPQ 0.
+  const std::vector<double> one_unit{159}, two_units{158};
+  EXPECT_EQ(mapq_from_scores(160, one_unit, {}, 19, params), 0);
+  EXPECT_GT(mapq_from_scores(160, two_units, {}, 19, params), 0);
+}
+
+// One end placed once, its mate in a tandem pair of identical copies: the copy whose insert size is
+// likelier is chosen, and its MAPQ is the normal densities' odds (not the tails').
+EndResult one_placement_end(bool reverse, std::int64_t begin, int score) {
+  EndResult end;
+  Placement p;
+  p.reverse = reverse;
+  p.score = score;
+  p.text_begin = begin;
+  p.text_end = begin + 100;
+  p.traced = true;
+  end.placements.push_back(p);
+  end.primary = 0;
+  end.mapq = 60;
+  return end;
+}
+
+int mate_mapq_between_copies(std::int64_t insert_a, std::int64_t insert_b, std::int64_t* chosen_insert) {
+  MapParams params;
+  const InsertSizes sizes = given_insert_sizes(500, 50);
+  EndResult first = one_placement_end(false, 10000, 100);
+  EndResult second = one_placement_end(true, 10000 + insert_a - 100, 100);
+  second.placements.push_back(one_placement_end(true, 10000 + insert_b - 100, 100).placements[0]);
+  second.mapq = 0;
+  EXPECT_TRUE(choose_pair(first, second, 100, 100, sizes, params));
+  *chosen_insert = fr_insert_size(first.best(), second.best());
+  return second.mapq;
+}
+
+TEST(Pairing, InsertSizeOddsBetweenEqualCopies) {
+  std::int64_t chosen = 0;
+  // z = 0 against z = 2.4: odds e^2.88 = 17.8, wrong 1 in 18.8, Q12.7.
+  EXPECT_EQ(mate_mapq_between_copies(620, 500, &chosen), 13);
+  EXPECT_EQ(chosen, 500);
+  // z = 0.34 against z = 1.68 (a 67-letter tandem period): wrong 1 in 4.9, below Q7: MAPQ 0, the
+  // likelier copy still chosen.
+  EXPECT_EQ(mate_mapq_between_copies(517, 584, &chosen), 0);
+  EXPECT_EQ(chosen, 517);
+  // Equal insert sizes: a coin toss.
+  EXPECT_EQ(mate_mapq_between_copies(450, 550, &chosen), 0);
 }
 
 TEST(InsertSizes, EstimatedWithoutOutliers) {
