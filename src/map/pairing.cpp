@@ -16,6 +16,15 @@ constexpr int kPairedMapqBoost = 40;   // the most pairing adds to an end's own 
 
 bool placed_confidently(const EndResult& end) { return end.mapped() && end.mapq >= kConfidentMapq; }
 
+// Whether the seeds placed `end` more than once near `score`, or left out a seed with too many
+// copies: a read of a repeat, whose seeds may miss copies of it, tandem ones next to a found one too.
+bool placed_among_copies(const EndResult& end, int score, const MapParams& params) {
+  if (end.repetitive) return true;
+  int near = 0;
+  for (const Placement& p : end.placements) near += !p.rescued && p.score >= score - params.unpaired_penalty;
+  return near > 1;
+}
+
 double quantile(const std::vector<std::int64_t>& sorted, double q) {
   return static_cast<double>(sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)]);
 }
@@ -83,6 +92,8 @@ void queue_rescues(const EndResult& anchor, const EndLetters& mate_letters, cons
   if (!anchor.mapped() || !sizes.known) return;
   const std::int64_t length = mate_letters.length();
   const int floor = anchor.best().score - params.unpaired_penalty;
+  // A repeat's seeds may have missed a better copy near the anchor's best place than the one found.
+  const bool search_near_best = mate.mapped() && placed_among_copies(mate, mate.best().score, params);
   unsigned queued = 0;
   for (const Placement& p : anchor.placements) {
     if (p.score < floor || p.score < params.min_score || queued == params.max_rescues) continue;
@@ -91,7 +102,7 @@ void queue_rescues(const EndResult& anchor, const EndLetters& mate_letters, cons
       const std::int64_t size = fr_insert_size(p, q);
       mate_near |= size >= sizes.low && size <= sizes.high;
     }
-    if (mate_near) continue;
+    if (mate_near && !(search_near_best && &p == &anchor.best())) continue;
     // The mate lies on the other strand, its leftmost letter where the insert sizes put it.
     const bool mate_reverse = !p.reverse;
     const std::int64_t lowest = mate_reverse ? p.text_begin + sizes.low - length : p.text_end - sizes.high;
@@ -111,6 +122,10 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
   for (const RescueTask& t : tasks) {
     Placement p = aligner.placement(t.task, t.reverse, 0);
     if (p.score < params.min_score) continue;
+    const auto same_place = [&](const Placement& q) {
+      return q.reverse == p.reverse && q.sequence == p.sequence && q.text_end == p.text_end;
+    };
+    if (std::any_of(mate.placements.begin(), mate.placements.end(), same_place)) continue;
     p.rescued = true;
     mate.placements.push_back(std::move(p));
     added = true;
@@ -151,9 +166,9 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
   // placed unpaired.
   auto end_mapq = [&](EndResult& end, int chosen, bool is_first) {
     const Placement& mine = end.placements[static_cast<std::size_t>(chosen)];
-    // A read too repetitive to seed, placed by a search near its mate: the search reports one
-    // best place of a window that may hold many copies.
-    if (mine.rescued && end.repetitive) return 0;
+    // A repeat's read placed by a search near its mate: the search reports the best place of a
+    // window that may hold other copies (a tandem one) as good.
+    if (mine.rescued && placed_among_copies(end, mine.score, params)) return 0;
     const double hypothetical[] = {unpaired};
     std::vector<double> others;
     for (const PairScore& p : pairs)

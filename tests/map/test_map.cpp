@@ -149,6 +149,52 @@ TEST_F(MapSteps, ReseedingFindsTheMutatedCopy) {
   EXPECT_GE(diagonals.size(), 3u);  // the forward copies, mutated one included
 }
 
+// A mate placed among copies (here a worse one near the anchor and one elsewhere) is searched for
+// near the anchor's best place even so: its seeds may have missed a better copy there. The copy
+// the search finds is the pair's, with MAPQ 0 (the window may hold more copies as good). A mate
+// placed once near the anchor is not searched for again.
+TEST_F(MapSteps, RescueSearchesNearTheAnchorWhenTheMateIsARepeat) {
+  const auto kernel = kernels::make_extend_cpu_kernel(engine::KernelChoice::scalar, params.scoring);
+  const auto scorer = kernel->make_scorer();
+  LocusAligner aligner(index, params.scoring, *scorer);
+  const std::int64_t a = 5000;  // in the genome's unique start
+  auto placement = [](bool reverse, std::int64_t begin, int score) {
+    Placement p;
+    p.reverse = reverse;
+    p.score = score;
+    p.text_begin = begin;
+    p.text_end = begin + 100;
+    p.traced = true;
+    return p;
+  };
+  EndResult anchor;
+  anchor.placements = {placement(false, a, 110)};
+  anchor.primary = 0;
+  anchor.mapq = 60;
+  EndLetters mate_letters;
+  mate_letters.assign(reverse_complement(index.reference().text.substr(a + 200, 100)));
+  EndResult mate;
+  mate.placements = {placement(true, a + 150, 100), placement(true, 12000, 100)};
+  mate.primary = 0;
+  const InsertSizes sizes = given_insert_sizes(300, 30);
+  std::vector<RescueTask> tasks;
+  queue_rescues(anchor, mate_letters, mate, sizes, index.reference(), params, aligner, tasks);
+  ASSERT_EQ(tasks.size(), 1u);
+  aligner.score_all();
+  add_rescued(tasks, aligner, 100, 1, params, mate);
+  ASSERT_TRUE(choose_pair(anchor, mate, 100, 100, sizes, params));
+  EXPECT_TRUE(mate.best().rescued);
+  EXPECT_EQ(mate.best().text_end, a + 300);
+  EXPECT_EQ(mate.mapq, 0);
+
+  EndResult placed_once;
+  placed_once.placements = {placement(true, a + 150, 100)};
+  placed_once.primary = 0;
+  tasks.clear();
+  queue_rescues(anchor, mate_letters, placed_once, sizes, index.reference(), params, aligner, tasks);
+  EXPECT_TRUE(tasks.empty());
+}
+
 TEST_F(MapSteps, UngappedTracebackEqualsScalar) {
   const auto kernel = kernels::make_extend_cpu_kernel(engine::KernelChoice::scalar, params.scoring);
   const auto scorer = kernel->make_scorer();
