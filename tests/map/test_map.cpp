@@ -72,6 +72,17 @@ std::size_t longest_occurring_prefix(const std::string& text, const std::string&
   return length;
 }
 
+// A traced placement of 100 letters at text [begin, begin + 100).
+Placement placement_at(bool reverse, std::int64_t begin, int score) {
+  Placement p;
+  p.reverse = reverse;
+  p.score = score;
+  p.text_begin = begin;
+  p.text_end = begin + 100;
+  p.traced = true;
+  return p;
+}
+
 class MapSteps : public ::testing::Test {
  protected:
   std::mt19937 rng{7};
@@ -158,23 +169,14 @@ TEST_F(MapSteps, RescueSearchesNearTheAnchorWhenTheMateIsARepeat) {
   const auto scorer = kernel->make_scorer();
   LocusAligner aligner(index, params.scoring, *scorer);
   const std::int64_t a = 5000;  // in the genome's unique start
-  auto placement = [](bool reverse, std::int64_t begin, int score) {
-    Placement p;
-    p.reverse = reverse;
-    p.score = score;
-    p.text_begin = begin;
-    p.text_end = begin + 100;
-    p.traced = true;
-    return p;
-  };
   EndResult anchor;
-  anchor.placements = {placement(false, a, 110)};
+  anchor.placements = {placement_at(false, a, 110)};
   anchor.primary = 0;
   anchor.mapq = 60;
   EndLetters mate_letters;
   mate_letters.assign(reverse_complement(index.reference().text.substr(a + 200, 100)));
   EndResult mate;
-  mate.placements = {placement(true, a + 150, 100), placement(true, 12000, 100)};
+  mate.placements = {placement_at(true, a + 150, 100), placement_at(true, 12000, 100)};
   mate.primary = 0;
   const InsertSizes sizes = given_insert_sizes(300, 30);
   std::vector<RescueTask> tasks;
@@ -188,7 +190,7 @@ TEST_F(MapSteps, RescueSearchesNearTheAnchorWhenTheMateIsARepeat) {
   EXPECT_EQ(mate.mapq, 0);
 
   EndResult placed_once;
-  placed_once.placements = {placement(true, a + 150, 100)};
+  placed_once.placements = {placement_at(true, a + 150, 100)};
   placed_once.primary = 0;
   tasks.clear();
   queue_rescues(anchor, mate_letters, placed_once, sizes, index.reference(), params, aligner, tasks);
@@ -253,13 +255,7 @@ TEST(Mapq, FollowsTheScoreGap) {
 // likelier is chosen, and its MAPQ is the normal densities' odds (not the tails').
 EndResult one_placement_end(bool reverse, std::int64_t begin, int score) {
   EndResult end;
-  Placement p;
-  p.reverse = reverse;
-  p.score = score;
-  p.text_begin = begin;
-  p.text_end = begin + 100;
-  p.traced = true;
-  end.placements.push_back(p);
+  end.placements.push_back(placement_at(reverse, begin, score));
   end.primary = 0;
   end.mapq = 60;
   return end;
