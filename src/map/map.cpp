@@ -24,6 +24,7 @@ namespace hyalign::map {
 namespace {
 
 constexpr std::size_t kChunkFragments = 64;  // reads (or pairs) a worker maps with one kernel call
+constexpr std::size_t kRescueChunkFragments = 1024;  // the most a worker rescues mates of and writes at once
 
 // SAM needs distinct, non-empty reference sequences.
 void check_reference(const index::ReferenceText& ref, const std::string& path) {
@@ -126,9 +127,15 @@ class BatchMapper {
         log_info("map: insert size {:.1f} +- {:.1f} (proper {}-{}), from the first batch's {} pairs; estimated again "
                  "for every batch", sizes_.mean, sizes_.sd, sizes_.low, sizes_.high, sizes_.pairs);
     }
-    std::vector<ChunkOutput> out(chunks);
-    parallel_for(chunks, options_.threads, [&](std::size_t c, unsigned w) {
-      finish_chunk(batch, c * per_chunk, std::min(n, (c + 1) * per_chunk), workers_[w], out[c]);
+    // Mate rescues are few per fragment (a mate seeds found nowhere near): larger chunks fill the
+    // kernel's lanes with them, while leaving a few chunks per thread.
+    const std::size_t fragments = n / (batch.paired ? 2 : 1);
+    const std::size_t finish_per_chunk =
+        std::clamp(fragments / (4 * options_.threads), kChunkFragments, kRescueChunkFragments) * (batch.paired ? 2 : 1);
+    const std::size_t finish_chunks = (n + finish_per_chunk - 1) / finish_per_chunk;
+    std::vector<ChunkOutput> out(finish_chunks);
+    parallel_for(finish_chunks, options_.threads, [&](std::size_t c, unsigned w) {
+      finish_chunk(batch, c * finish_per_chunk, std::min(n, (c + 1) * finish_per_chunk), workers_[w], out[c]);
     });
     return out;
   }
