@@ -1,0 +1,114 @@
+// The map's extension kernels on batches shaped like its work: reads against chain windows (band
+// about 33) and mate rescues (band about 400). GCUPS (cells = read letters x band) of the best CPU
+// kernel on one thread and on every thread, and of the GPU kernel, with the GPU / all-threads
+// ratio, in one run. Scores are checked equal between the kernels.
+// usage: hyalign_bench_extend [TASKS (200000)] [ROUNDS (3)]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "engine/cpu_features.hpp"
+#include "engine/devices.hpp"
+#include "kernels/cuda/extend_cuda.hpp"
+#include "kernels/extend_kernel.hpp"
+
+namespace {
+
+using namespace hyalign;
+
+struct Shape {
+  const char* name;
+  std::size_t length;
+  std::uint32_t band;
+};
+
+struct Batch {
+  std::vector<std::uint8_t> letters;  // each task's query, then its target
+  std::vector<kernels::ExtendTask> tasks;
+};
+
+// Reads with 1 % substitutions against windows holding them in the middle of the band.
+Batch make_batch(const Shape& shape, std::size_t count, std::mt19937& rng) {
+  Batch b;
+  const std::size_t per_task = shape.length + shape.length + shape.band - 1;
+  b.letters.resize(per_task * count);
+  for (std::size_t k = 0; k < count; ++k) {
+    std::uint8_t* query = b.letters.data() + k * per_task;
+    std::uint8_t* target = query + shape.length;
+    for (std::size_t i = 0; i < shape.length + shape.band - 1; ++i) target[i] = rng() % 4;
+    for (std::size_t i = 0; i < shape.length; ++i)
+      query[i] = rng() % 100 == 0 ? rng() % 4 : target[i + shape.band / 2];
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::uint8_t* query = b.letters.data() + k * per_task;
+    b.tasks.push_back({{query, shape.length}, query + shape.length, shape.band});
+  }
+  return b;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The best of `rounds` runs of `threads` scorers over slices of the batch.
+double time_scoring(const kernels::ExtendKernel& kernel, const Batch& b, unsigned threads, int rounds,
+                    std::vector<kernels::ExtendScore>& results) {
+  results.assign(b.tasks.size(), {});
+  std::vector<std::unique_ptr<kernels::ExtendScorer>> scorers;
+  for (unsigned t = 0; t < threads; ++t) scorers.push_back(kernel.make_scorer());
+  constexpr std::size_t kSlice = 16384;  // tasks per scorer call, as the mapper's batches
+  double best = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (std::size_t first = t * kSlice; first < b.tasks.size(); first += threads * kSlice) {
+          const std::size_t n = std::min(kSlice, b.tasks.size() - first);
+          scorers[t]->score({b.tasks.data() + first, n}, {results.data() + first, n});
+        }
+      });
+    for (std::thread& th : pool) th.join();
+    best = std::min(best, seconds_since(start));
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 200000;
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const kernels::ExtendScoring scoring;
+  const auto cpu = kernels::make_extend_cpu_kernel(engine::KernelChoice::automatic, scoring);
+  const auto gpus = engine::usable_gpus();
+  const auto gpu = gpus.empty() ? nullptr : kernels::cuda::make_extend_gpu_kernel(gpus.front().index, scoring);
+  if (!gpu) std::printf("# no usable GPU (%s): CPU only\n", engine::gpu_unavailable_reason().c_str());
+  std::printf("# %zu tasks per shape, best of %d; CPU kernel %s, %u threads\n", count, rounds,
+              std::string(cpu->name()).c_str(), threads);
+  std::printf("%-22s %12s %12s %12s %10s %6s\n", "shape", "cpu1 GCUPS", "cpuN GCUPS", "gpu GCUPS", "gpu/cpuN", "same");
+  std::mt19937 rng(1);
+  for (const Shape& shape : {Shape{"read 150, band 33", 150, 33}, Shape{"read 100, band 33", 100, 33},
+                             Shape{"read 150, band 64", 150, 64}, Shape{"rescue 150, band 400", 150, 400}}) {
+    const std::size_t n = shape.band > 100 ? count / 10 : count;
+    const Batch b = make_batch(shape, n, rng);
+    const double cells = static_cast<double>(n) * shape.length * shape.band;
+    std::vector<kernels::ExtendScore> one, all, on_gpu;
+    const double t1 = time_scoring(*cpu, b, 1, rounds, one);
+    const double tn = time_scoring(*cpu, b, threads, rounds, all);
+    double tg = 0;
+    bool same = one == all;
+    if (gpu) {
+      tg = time_scoring(*gpu, b, 1, rounds, on_gpu);
+      same = same && on_gpu == one;
+    }
+    std::printf("%-22s %12.2f %12.2f %12.2f %10.2f %6s\n", shape.name, cells / t1 / 1e9, cells / tn / 1e9,
+                gpu ? cells / tg / 1e9 : 0.0, gpu ? tn / tg : 0.0, same ? "yes" : "NO");
+  }
+  return 0;
+}
