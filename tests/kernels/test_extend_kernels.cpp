@@ -99,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(Cpu, ExtendKernels,
                                            engine::KernelChoice::avx512),
                          [](const auto& info) { return std::string(engine::kernel_name(info.param)); });
 
-// The GPU kernel: random shapes, the band sizes where it changes how it keeps a row (40, 80), and a
+// The GPU kernel: random shapes, the band sizes where it changes how it keeps a row (48, 128), and a
 // batch as large as the mapper hands it.
 TEST(ExtendGpu, EqualsTheDefinition) {
   const auto gpus = engine::usable_gpus();
@@ -111,7 +111,7 @@ TEST(ExtendGpu, EqualsTheDefinition) {
     const auto scorer = kernel->make_scorer();
     for (std::size_t batch : {1u, 7u, 33u, 150u}) expect_definition(*scorer, scoring, random_tasks(rng, batch));
     std::vector<Task> edges;
-    for (std::uint32_t band : {1u, 39u, 40u, 41u, 79u, 80u, 81u, 400u})
+    for (std::uint32_t band : {1u, 16u, 17u, 47u, 48u, 49u, 127u, 128u, 129u, 400u})
       for (std::size_t length : {1u, 2u, 100u, 151u}) edges.push_back(random_task(rng, length, band, true));
     expect_definition(*scorer, scoring, edges);
     std::vector<Task> many;

@@ -1,7 +1,8 @@
-// The banded extension of kernels/scalar/extend_scalar.hpp on a GPU, one thread per (read, locus)
-// task, in 32-bit integers (exact for any task the scalar definition takes). Bands up to 40 or 80
-// letters keep a row of H and F and the target window in registers (the map's chain windows are
-// about 33 wide); wider ones (mate rescue) keep them in device memory, laid out so that a warp's
+// The banded extension of kernels/scalar/extend_scalar.hpp on a GPU, in 32-bit integers (exact for
+// any task the scalar definition takes). Bands up to 128 letters (the map's chain windows are about
+// 33 wide): a group of 16 or 32 threads per task, each holding a few band columns of a row in
+// registers; a row's deletions (E, from the left) come from a prefix maximum across the group.
+// Wider bands (mate rescue): a thread per task, its rows in device memory, laid out so that a warp's
 // threads read neighbouring words.
 #include "kernels/cuda/extend_cuda.hpp"
 
@@ -18,7 +19,7 @@ namespace {
 
 constexpr int kNegative = INT_MIN / 4;
 constexpr int kThreadsPerBlock = 128;
-constexpr std::uint32_t kNarrowBand = 40, kMediumBand = 80;
+constexpr std::uint32_t kNarrowBand = 48, kMediumBand = 128;  // 16 threads x 3 columns, 32 x 4
 
 struct DeviceTask {
   std::uint32_t letters_at;  // the query's codes, then the target's (length + band - 1 codes)
@@ -58,42 +59,90 @@ struct Cell {
   }
 };
 
-// Bands of at most kMaxBand letters: a row of H and F and the target letters it reads in registers.
-template <int kMaxBand>
-__global__ void extend_in_registers(const DeviceTask* tasks, const std::uint32_t* order, std::uint32_t count,
-                                    const std::uint8_t* letters, DeviceScoring s, DeviceScore* out) {
-  const std::uint32_t slot = blockIdx.x * blockDim.x + threadIdx.x;
-  if (slot >= count) return;
-  const std::uint32_t id = order[slot];
-  const DeviceTask task = tasks[id];
+// Bands of at most kGroup * kColumns letters: a group of kGroup threads per task (a warp holds
+// 32 / kGroup tasks), thread L holding band columns L * kColumns + c of the current row.
+//   F(i, d) = max(F(i-1, d+1) - extend, H(i-1, d+1) - open_extend)   (column d + 1: the next thread's first)
+//   H0(i, d) = max(diagonal, F(i, d), 0)
+//   E(i, d) = max over k < d of H0(i, k) - open_extend - (d - 1 - k) * extend
+// The last is the scalar E: opening a deletion from a cell whose H is its own E never beats
+// extending that E, as open_extend >= extend. So E is an exclusive prefix maximum of
+// H0(i, k) + k * extend across the row, and H = max(H0, E).
+template <int kGroup, int kColumns>
+__global__ void extend_in_groups(const DeviceTask* tasks, const std::uint32_t* order, std::uint32_t count,
+                                 const std::uint8_t* letters, DeviceScoring s, DeviceScore* out) {
+  const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t slot = thread / kGroup;
+  const int lane = static_cast<int>(threadIdx.x % kGroup);
+  const bool active = slot < count;
+  const DeviceTask task = tasks[order[active ? slot : count - 1]];
   const std::uint8_t* query = letters + task.letters_at;
   const std::uint8_t* target = query + task.length;
-  const int band = static_cast<int>(task.band), length = static_cast<int>(task.length);
-  const int target_length = length + band - 1;
-  int h[kMaxBand + 1], f[kMaxBand + 1];
-  std::uint8_t t[kMaxBand];
+  const int band = static_cast<int>(task.band), length = active ? static_cast<int>(task.length) : 0;
+  int rows = length;  // the group's threads of a warp run as many rows as its longest read
+  for (int offset = 16; offset > 0; offset /= 2) rows = max(rows, __shfl_xor_sync(0xffffffffu, rows, offset));
+  const int first_column = lane * kColumns;
+  int h[kColumns], f[kColumns];
 #pragma unroll
-  for (int d = 0; d <= kMaxBand; ++d) h[d] = f[d] = kNegative;
-#pragma unroll
-  for (int d = 0; d < kMaxBand; ++d) t[d] = d < target_length ? target[d] : kWallCode;
+  for (int c = 0; c < kColumns; ++c) h[c] = f[c] = kNegative;
   DeviceScore best{0, 0, 0};
-  for (int i = 0; i < length; ++i) {
-    const int q = query[i];
-    Cell cell{kNegative, kNegative};
+  for (int i = 0; i < rows; ++i) {
+    const bool live = i < length;
+    const int q = live ? query[i] : kAmbiguousCode;
+    // The row above's column first_column + kColumns, from the next thread (beyond the group: none).
+    int h_next = __shfl_down_sync(0xffffffffu, h[0], 1, kGroup);
+    int f_next = __shfl_down_sync(0xffffffffu, f[0], 1, kGroup);
+    if (lane == kGroup - 1) h_next = f_next = kNegative;
+    int h0[kColumns], g_max = kNegative;
 #pragma unroll
-    for (int d = 0; d < kMaxBand; ++d) {
-      if (d < band) {
-        int f_new;
-        const int h_new = cell.step(i, d, length - 1, q, t[d], h[d], h[d + 1], f[d + 1], f_new, s, best);
-        h[d] = h_new;  // h[d] (the row above's) is read by no later cell of this row
-        f[d] = f_new;
+    for (int c = 0; c < kColumns; ++c) {
+      const int d = first_column + c;
+      const int h_right = c + 1 < kColumns ? h[c + 1] : h_next;
+      const int f_right = c + 1 < kColumns ? f[c + 1] : f_next;
+      if (d < band && live) {
+        const int t = target[i + d];
+        f[c] = i == 0 ? s.clip5 - s.open_extend : max(f_right - s.extend, h_right - s.open_extend);
+        const int diagonal = (i == 0 ? s.clip5 : h[c]) + letter_score(q, t, s);
+        h0[c] = max(max(diagonal, f[c]), 0);
+        g_max = max(g_max, h0[c] + d * s.extend);
+      } else {
+        f[c] = kNegative;
+        h0[c] = kNegative;
       }
     }
+    // Exclusive prefix maximum of the threads' g_max across the group.
+    int before = __shfl_up_sync(0xffffffffu, g_max, 1, kGroup);
+    if (lane == 0) before = kNegative;
+    for (int offset = 1; offset < kGroup; offset *= 2) {
+      const int other = __shfl_up_sync(0xffffffffu, before, offset, kGroup);
+      if (lane >= offset) before = max(before, other);
+    }
 #pragma unroll
-    for (int d = 0; d + 1 < kMaxBand; ++d) t[d] = t[d + 1];
-    t[kMaxBand - 1] = i + kMaxBand < target_length ? target[i + kMaxBand] : kWallCode;
+    for (int c = 0; c < kColumns; ++c) {
+      const int d = first_column + c;
+      if (d < band && live) {
+        const int e = before == kNegative ? kNegative : before - s.open_extend - (d - 1) * s.extend;
+        const int hv = max(h0[c], e);
+        h[c] = hv;
+        before = max(before, h0[c] + d * s.extend);
+        const int score = hv > 0 ? hv + (i == length - 1 ? s.clip3 : 0) : 0;
+        if (score > best.score) best = {score, i + 1, i + d + 1};
+      } else {
+        h[c] = kNegative;
+      }
+    }
   }
-  out[id] = best;
+  // The group's first best cell in (i, d) order: the highest score, then the lowest row, then column.
+  for (int offset = kGroup / 2; offset > 0; offset /= 2) {
+    const int score = __shfl_down_sync(0xffffffffu, best.score, offset, kGroup);
+    const int query_end = __shfl_down_sync(0xffffffffu, best.query_end, offset, kGroup);
+    const int target_end = __shfl_down_sync(0xffffffffu, best.target_end, offset, kGroup);
+    const bool better = lane + offset < kGroup &&
+                        (score > best.score || (score == best.score && score > 0 &&
+                                                (query_end < best.query_end ||
+                                                 (query_end == best.query_end && target_end < best.target_end))));
+    if (better) best = {score, query_end, target_end};
+  }
+  if (active && lane == 0) out[order[slot]] = best;
 }
 
 // Any band: the rows of H and F in `scratch`, word d of thread `slot` at d * count + slot.
@@ -142,12 +191,12 @@ class GpuExtendScorer final : public ExtendScorer {
     upload();
     check(cudaEventRecord(start_, stream_), "cudaEventRecord");
     launch(narrow_, [&](std::uint32_t n, const std::uint32_t* order) {
-      extend_in_registers<kNarrowBand><<<blocks(n), kThreadsPerBlock, 0, stream_>>>(tasks_dev_.ptr, order, n,
-                                                                                  letters_dev_.ptr, device_scoring(), out_dev_.ptr);
+      extend_in_groups<16, 3><<<blocks(16 * n), kThreadsPerBlock, 0, stream_>>>(tasks_dev_.ptr, order, n,
+                                                                              letters_dev_.ptr, device_scoring(), out_dev_.ptr);
     });
     launch(medium_, [&](std::uint32_t n, const std::uint32_t* order) {
-      extend_in_registers<kMediumBand><<<blocks(n), kThreadsPerBlock, 0, stream_>>>(tasks_dev_.ptr, order, n,
-                                                                                  letters_dev_.ptr, device_scoring(), out_dev_.ptr);
+      extend_in_groups<32, 4><<<blocks(32 * n), kThreadsPerBlock, 0, stream_>>>(tasks_dev_.ptr, order, n,
+                                                                             letters_dev_.ptr, device_scoring(), out_dev_.ptr);
     });
     launch(wide_, [&](std::uint32_t n, const std::uint32_t* order) {
       scratch_.reserve(static_cast<std::size_t>(n) * 2 * (widest_ + 1));
