@@ -106,11 +106,11 @@ int main(int argc, char** argv) {
     double tg1 = 0, tgn = 0, kernel_seconds = 0;
     bool same = one == all;
     if (gpu) {
+      const double before = gpu->device_seconds();  // one stream: its kernels do not overlap
       tg1 = time_scoring(*gpu, b, 1, rounds, on_gpu);
-      same = same && on_gpu == one;
-      const double before = gpu->device_seconds();
-      tgn = time_scoring(*gpu, b, threads, rounds, on_gpu);
       kernel_seconds = (gpu->device_seconds() - before) / rounds;
+      same = same && on_gpu == one;
+      tgn = time_scoring(*gpu, b, threads, rounds, on_gpu);
       same = same && on_gpu == one;
     }
     auto gcups = [&](double seconds) { return seconds > 0 ? cells / seconds / 1e9 : 0.0; };
