@@ -33,7 +33,35 @@ class ScalarExtendKernel final : public ExtendKernel {
   ExtendScoring scoring_;
 };
 
+class FallbackScorer final : public ExtendScorer {
+ public:
+  FallbackScorer(std::unique_ptr<ExtendScorer> primary, std::unique_ptr<ExtendScorer> backup,
+                 std::function<void(const std::string&)> on_failure)
+      : primary_(std::move(primary)), backup_(std::move(backup)), on_failure_(std::move(on_failure)) {}
+  void score(std::span<const ExtendTask> tasks, std::span<ExtendScore> results) override {
+    if (primary_) {
+      try {
+        primary_->score(tasks, results);
+        return;
+      } catch (const std::exception& e) {
+        primary_.reset();
+        if (on_failure_) on_failure_(e.what());
+      }
+    }
+    backup_->score(tasks, results);
+  }
+
+ private:
+  std::unique_ptr<ExtendScorer> primary_, backup_;
+  std::function<void(const std::string&)> on_failure_;
+};
+
 }  // namespace
+
+std::unique_ptr<ExtendScorer> with_cpu_fallback(std::unique_ptr<ExtendScorer> primary, std::unique_ptr<ExtendScorer> backup,
+                                                std::function<void(const std::string&)> on_failure) {
+  return std::make_unique<FallbackScorer>(std::move(primary), std::move(backup), std::move(on_failure));
+}
 
 std::unique_ptr<ExtendKernel> make_extend_cpu_kernel(engine::KernelChoice choice, const ExtendScoring& scoring) {
   if (scoring.match < 1 || scoring.mismatch < 0 || scoring.ambiguous < 0 || scoring.gap_open < 0 ||

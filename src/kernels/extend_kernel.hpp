@@ -2,7 +2,9 @@
 // The narrow interface between `map` and whatever device aligns its reads: a batch of independent
 // (read, locus) problems, each scored as extend_score_scalar defines (kernels/scalar/extend_scalar.hpp).
 // The tool traces back only the placements it reports, with extend_align_scalar.
+#include <functional>
 #include <memory>
+#include <string>
 #include <span>
 
 #include "engine/cpu_features.hpp"
@@ -26,6 +28,12 @@ class ExtendKernel : public engine::DeviceKernel {
   virtual std::size_t lanes() const = 0;
   virtual std::unique_ptr<ExtendScorer> make_scorer() const = 0;  // one per thread
 };
+
+// A scorer that scores on `primary` (a GPU's) until it fails, then on `backup` (a CPU kernel's):
+// the batch that failed is scored again there, so no task is lost. `on_failure` hears the error
+// once.
+std::unique_ptr<ExtendScorer> with_cpu_fallback(std::unique_ptr<ExtendScorer> primary, std::unique_ptr<ExtendScorer> backup,
+                                                std::function<void(const std::string&)> on_failure);
 
 // Throws UsageError for scores the kernels cannot take (negative costs, a match score below 1).
 std::unique_ptr<ExtendKernel> make_extend_cpu_kernel(engine::KernelChoice choice, const ExtendScoring& scoring);

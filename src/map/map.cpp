@@ -12,9 +12,11 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/parallel.hpp"
+#include "engine/device_plan.hpp"
 #include "hyalign/version.hpp"
 #include "index/index_file.hpp"
 #include "io/sam_writer.hpp"
+#include "kernels/cuda/extend_cuda.hpp"
 #include "map/end_mapping.hpp"
 #include "map/pairing.hpp"
 #include "map/read_input.hpp"
@@ -24,7 +26,48 @@ namespace hyalign::map {
 namespace {
 
 constexpr std::size_t kChunkFragments = 64;  // reads (or pairs) a worker maps with one kernel call
+constexpr std::size_t kGpuChunkFragments = 512;  // the most with a GPU: its calls cost a round trip each
 constexpr std::size_t kRescueChunkFragments = 1024;  // the most a worker rescues mates of and writes at once
+
+// Fragments per chunk: at least `least`, at most `most`, and a few chunks per thread.
+std::size_t chunk_fragments(std::size_t fragments, unsigned threads, std::size_t least, std::size_t most) {
+  return std::clamp(fragments / (4 * std::max(1u, threads)), least, std::max(least, most));
+}
+
+// Where the alignments are scored: the CPU kernel, and the GPUs when the run uses them (each worker
+// then hands its chunks to one, falling back to the CPU kernel if it fails).
+struct ExtendDevices {
+  std::unique_ptr<kernels::ExtendKernel> cpu;
+  std::vector<std::unique_ptr<kernels::ExtendKernel>> gpus;
+  std::string description;  // for the log
+
+  std::unique_ptr<kernels::ExtendScorer> make_scorer(unsigned worker) const {
+    if (gpus.empty()) return cpu->make_scorer();
+    return kernels::with_cpu_fallback(gpus[worker % gpus.size()]->make_scorer(), cpu->make_scorer(),
+                                      [](const std::string& error) {
+                                        log_info("notice: a GPU failed ({}); this worker aligns on the CPU from now on, "
+                                                 "its batch again",
+                                                 error);
+                                      });
+  }
+};
+
+ExtendDevices choose_extend_devices(const MapOptions& options) {
+  ExtendDevices d;
+  d.cpu = kernels::make_extend_cpu_kernel(options.kernel, options.params.scoring);
+  const engine::GpuSelection selection =
+      engine::select_gpus(options.device, kernels::cuda::extend_gpu_unsupported_reason(options.params.scoring));
+  if (!selection.notice.empty()) log_info("notice: aligning on the CPU only: {}", selection.notice);
+  std::vector<std::string> names;
+  for (const engine::GpuInfo& gpu : selection.gpus) {
+    d.gpus.push_back(kernels::cuda::make_extend_gpu_kernel(gpu.index, options.params.scoring));
+    names.push_back(engine::use_gpu(gpu.index));
+  }
+  d.description = d.gpus.empty() ? fmt::format("{} kernel", d.cpu->name())
+                                 : fmt::format("alignments on {} (CPU kernel {} if a GPU fails)", fmt::join(names, ", "),
+                                               d.cpu->name());
+  return d;
+}
 
 // SAM needs distinct, non-empty reference sequences.
 void check_reference(const index::ReferenceText& ref, const std::string& path) {
@@ -99,21 +142,25 @@ struct ChunkOutput {
 
 class BatchMapper {
  public:
-  BatchMapper(const index::SuffixIndex& index, const MapOptions& options, const kernels::ExtendKernel& kernel,
+  BatchMapper(const index::SuffixIndex& index, const MapOptions& options, const ExtendDevices& devices,
               const sam_hdr_t* header, bool binary, std::string read_group_id)
       : index_(index), options_(options), params_(options.params), end_mapper_(index, params_),
         records_(index.reference(), {read_group_id, params_.all_alignments, params_.mark_secondary,
                                      params_.soft_clip_supplementary, params_.scoring}),
-        header_(header), binary_(binary), workers_(options.threads) {
-    for (Worker& w : workers_) {
-      w.scorer = kernel.make_scorer();
+        header_(header), binary_(binary), workers_(options.threads),
+        most_chunk_fragments_(devices.gpus.empty() ? kChunkFragments : kGpuChunkFragments) {
+    for (unsigned k = 0; k < workers_.size(); ++k) {
+      Worker& w = workers_[k];
+      w.scorer = devices.make_scorer(k);
       w.aligner = std::make_unique<LocusAligner>(index, params_.scoring, *w.scorer);
     }
     if (params_.insert_mean > 0) sizes_ = given_insert_sizes(params_.insert_mean, params_.insert_sd);
   }
 
   std::vector<ChunkOutput> map(const ReadBatch& batch) {
-    const std::size_t n = batch.reads.size(), per_chunk = kChunkFragments * (batch.paired ? 2 : 1);
+    const std::size_t n = batch.reads.size(), ends = batch.paired ? 2 : 1;
+    const std::size_t per_chunk =
+        chunk_fragments(n / ends, options_.threads, kChunkFragments, most_chunk_fragments_) * ends;
     const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
     letters_.resize(n);
     results_.resize(n);
@@ -129,9 +176,8 @@ class BatchMapper {
     }
     // Mate rescues are few per fragment (a mate seeds found nowhere near): larger chunks fill the
     // kernel's lanes with them, while leaving a few chunks per thread.
-    const std::size_t fragments = n / (batch.paired ? 2 : 1);
     const std::size_t finish_per_chunk =
-        std::clamp(fragments / (4 * options_.threads), kChunkFragments, kRescueChunkFragments) * (batch.paired ? 2 : 1);
+        chunk_fragments(n / ends, options_.threads, kChunkFragments, kRescueChunkFragments) * ends;
     const std::size_t finish_chunks = (n + finish_per_chunk - 1) / finish_per_chunk;
     std::vector<ChunkOutput> out(finish_chunks);
     parallel_for(finish_chunks, options_.threads, [&](std::size_t c, unsigned w) {
@@ -206,6 +252,7 @@ class BatchMapper {
   const sam_hdr_t* header_;
   bool binary_;
   std::vector<Worker> workers_;
+  std::size_t most_chunk_fragments_;
   std::vector<EndLetters> letters_;
   std::vector<EndResult> results_;
   InsertSizes sizes_;
@@ -249,8 +296,6 @@ BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, SamWriter& writer
 }
 
 void check_options(const MapOptions& options) {
-  if (options.device == engine::DeviceChoice::gpu || options.device == engine::DeviceChoice::all)
-    throw UsageError("hyalign map runs on the CPU in this version: --device gpu is not available yet (use cpu or auto)");
   if (options.params.min_seed < 1) throw UsageError("-k must be at least 1");
 }
 
@@ -258,16 +303,18 @@ void check_options(const MapOptions& options) {
 
 void run_map(const MapOptions& options) {
   check_options(options);
+  auto gpus_found = engine::start_gpu_enumeration(options.device);  // CUDA's start-up, beside the index's reading
 
   Stopwatch clock;
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
   check_reference(index.reference(), options.reference);
-  const auto kernel = kernels::make_extend_cpu_kernel(options.kernel, options.params.scoring);
+  if (gpus_found.valid()) gpus_found.get();
+  const ExtendDevices devices = choose_extend_devices(options);
   const auto [read_group, read_group_id] = read_group_line(options.read_group);
   ReadInput input(options.reads1, options.reads2, options.interleaved);
   SamWriter writer(options.out, sam_header(index.reference(), read_group, options.command_line), options.threads);
-  BatchMapper mapper(index, options, *kernel, writer.header(), writer.binary(), read_group_id);
-  log_info("map: {} threads, {} kernel, {}", options.threads, kernel->name(), input.paired() ? "paired reads" : "single reads");
+  BatchMapper mapper(index, options, devices, writer.header(), writer.binary(), read_group_id);
+  log_info("map: {} threads, {}, {}", options.threads, devices.description, input.paired() ? "paired reads" : "single reads");
   const BatchCounts totals = map_batches(input, mapper, writer, options.batch_bases);
   writer.commit();
   log_info("map: {} reads, {} mapped ({:.2f} %), {} proper pairs; {:.2f} s, peak memory {:.0f} MiB", totals.reads,

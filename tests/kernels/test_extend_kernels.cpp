@@ -1,6 +1,7 @@
 // The read-vs-locus extension kernels against the scalar definition, and the scalar traceback
 // against its own score, on random tasks of many shapes.
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -118,6 +119,34 @@ TEST(ExtendGpu, EqualsTheDefinition) {
     for (int k = 0; k < 20000; ++k) many.push_back(random_task(rng, 100 + rng() % 60, 25 + rng() % 20, true));
     expect_definition(*scorer, scoring, many);
   }
+}
+
+// A GPU scorer that fails: its batch, and every later one, is scored on the CPU; the failure is
+// heard once.
+TEST(ExtendFallback, ScoresAFailedBatchOnTheBackup) {
+  class Failing final : public ExtendScorer {
+   public:
+    explicit Failing(int& calls) : calls_(calls) {}
+    void score(std::span<const ExtendTask>, std::span<ExtendScore>) override {
+      ++calls_;
+      throw std::runtime_error("CUDA extension kernel: an illegal memory access was encountered");
+    }
+
+   private:
+    int& calls_;
+  };
+  const ExtendScoring scoring;
+  const auto cpu = make_extend_cpu_kernel(engine::KernelChoice::scalar, scoring);
+  int calls = 0, failures = 0;
+  const auto scorer = with_cpu_fallback(std::make_unique<Failing>(calls), cpu->make_scorer(), [&](const std::string& error) {
+    ++failures;
+    EXPECT_NE(error.find("illegal memory access"), std::string::npos);
+  });
+  std::mt19937 rng(9);
+  expect_definition(*scorer, scoring, random_tasks(rng, 50));
+  expect_definition(*scorer, scoring, random_tasks(rng, 50));
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(failures, 1);
 }
 
 TEST(ExtendScalar, TracebackRescoresToItsScore) {

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/nucleotides.hpp"
+#include "engine/devices.hpp"
 #include "index/suffix_index.hpp"
 #include "kernels/extend_kernel.hpp"
 #include "map/chains.hpp"
@@ -389,6 +390,37 @@ TEST(MapRun, PlacesPairsTheSameAtAnyThreadCount) {
   EXPECT_EQ(read1, 3000);
   EXPECT_GT(right, 2850);
   EXPECT_EQ(confident_wrong, 0);
+}
+
+}  // namespace
+}  // namespace hyalign::map
+
+namespace hyalign::map {
+namespace {
+
+// The same records on every device and at any thread count (the GPU kernel is exact).
+TEST(MapRun, GpuWritesWhatTheCpuWrites) {
+  if (engine::usable_gpus().empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << engine::gpu_unavailable_reason();
+  std::mt19937 rng(12);
+  const index::ReferenceText ref = repeat_genome(rng);
+  test::TempDir dir;
+  const SimulatedPairs files = write_pairs(dir, ref, rng, 3000);
+  MapOptions options;
+  options.reference = files.reference;
+  options.reads1 = files.reads1;
+  options.reads2 = files.reads2;
+  options.batch_bases = 100000;
+  auto records = [&](engine::DeviceChoice device, unsigned threads) {
+    options.device = device;
+    options.threads = threads;
+    options.out = dir.file("out.sam");
+    run_map(options);
+    return slurp(options.out);
+  };
+  const std::string cpu = records(engine::DeviceChoice::cpu, 2);
+  EXPECT_EQ(records(engine::DeviceChoice::gpu, 1), cpu);
+  EXPECT_EQ(records(engine::DeviceChoice::gpu, 3), cpu);
+  EXPECT_EQ(records(engine::DeviceChoice::all, 4), cpu);
 }
 
 }  // namespace
