@@ -1,6 +1,9 @@
 // Extension kernel dispatch: the scalar reference kernel and the per-ISA SIMD kernels.
 #include "kernels/extend_kernel.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -36,31 +39,70 @@ class ScalarExtendKernel final : public ExtendKernel {
 class FallbackScorer final : public ExtendScorer {
  public:
   FallbackScorer(std::unique_ptr<ExtendScorer> primary, std::unique_ptr<ExtendScorer> backup,
-                 std::function<void(const std::string&)> on_failure)
-      : primary_(std::move(primary)), backup_(std::move(backup)), on_failure_(std::move(on_failure)) {}
+                 std::function<void(const std::string&)> on_failure, PrimaryShare share)
+      : primary_(std::move(primary)), backup_(std::move(backup)), on_failure_(std::move(on_failure)),
+        share_(std::move(share)) {}
+
   void score(std::span<const ExtendTask> tasks, std::span<ExtendScore> results) override {
-    if (primary_) {
-      try {
-        primary_->score(tasks, results);
-        return;
-      } catch (const std::exception& e) {
-        primary_.reset();
-        if (on_failure_) on_failure_(e.what());
-      }
+    split(tasks);
+    if (!primary_ || mine_.size() < std::max<std::size_t>(share_.least, 1)) {
+      backup_->score(tasks, results);
+      return;
     }
-    backup_->score(tasks, results);
+    if (others_.empty()) {
+      if (!on_primary(tasks, results)) backup_->score(tasks, results);
+      return;
+    }
+    gather(tasks, mine_, part_tasks_);
+    part_results_.resize(mine_.size());
+    if (!on_primary(part_tasks_, part_results_)) {
+      backup_->score(tasks, results);
+      return;
+    }
+    scatter(part_results_, mine_, results);
+    gather(tasks, others_, part_tasks_);
+    part_results_.resize(others_.size());
+    backup_->score(part_tasks_, part_results_);
+    scatter(part_results_, others_, results);
   }
 
  private:
+  void split(std::span<const ExtendTask> tasks) {
+    mine_.clear(), others_.clear();
+    for (std::size_t k = 0; k < tasks.size(); ++k) (!share_.takes || share_.takes(tasks[k]) ? mine_ : others_).push_back(k);
+  }
+  static void gather(std::span<const ExtendTask> tasks, const std::vector<std::size_t>& ids, std::vector<ExtendTask>& out) {
+    out.clear();
+    for (std::size_t k : ids) out.push_back(tasks[k]);
+  }
+  static void scatter(const std::vector<ExtendScore>& part, const std::vector<std::size_t>& ids, std::span<ExtendScore> results) {
+    for (std::size_t k = 0; k < ids.size(); ++k) results[ids[k]] = part[k];
+  }
+  // False when the primary failed (it is then dropped for good).
+  bool on_primary(std::span<const ExtendTask> tasks, std::span<ExtendScore> results) {
+    try {
+      primary_->score(tasks, results);
+      return true;
+    } catch (const std::exception& e) {
+      primary_.reset();
+      if (on_failure_) on_failure_(e.what());
+      return false;
+    }
+  }
+
   std::unique_ptr<ExtendScorer> primary_, backup_;
   std::function<void(const std::string&)> on_failure_;
+  PrimaryShare share_;
+  std::vector<std::size_t> mine_, others_;
+  std::vector<ExtendTask> part_tasks_;
+  std::vector<ExtendScore> part_results_;
 };
 
 }  // namespace
 
 std::unique_ptr<ExtendScorer> with_cpu_fallback(std::unique_ptr<ExtendScorer> primary, std::unique_ptr<ExtendScorer> backup,
-                                                std::function<void(const std::string&)> on_failure) {
-  return std::make_unique<FallbackScorer>(std::move(primary), std::move(backup), std::move(on_failure));
+                                                std::function<void(const std::string&)> on_failure, PrimaryShare share) {
+  return std::make_unique<FallbackScorer>(std::move(primary), std::move(backup), std::move(on_failure), std::move(share));
 }
 
 std::unique_ptr<ExtendKernel> make_extend_cpu_kernel(engine::KernelChoice choice, const ExtendScoring& scoring) {

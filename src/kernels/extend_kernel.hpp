@@ -29,11 +29,19 @@ class ExtendKernel : public engine::DeviceKernel {
   virtual std::unique_ptr<ExtendScorer> make_scorer() const = 0;  // one per thread
 };
 
-// A scorer that scores on `primary` (a GPU's) until it fails, then on `backup` (a CPU kernel's):
-// the batch that failed is scored again there, so no task is lost. `on_failure` hears the error
-// once.
+// Which tasks of a batch go to the primary (GPU) scorer: those `takes` accepts (all when empty),
+// unless fewer than `least` do (a GPU's round trip then costs more than the CPU's work).
+struct PrimaryShare {
+  std::function<bool(const ExtendTask&)> takes;
+  std::size_t least = 0;
+};
+
+// A scorer that scores on `primary` (a GPU's) the tasks `share` gives it and the rest on `backup`
+// (a CPU kernel's), and everything on `backup` once `primary` fails: the batch that failed is
+// scored again there, so no task is lost. `on_failure` hears the error once.
 std::unique_ptr<ExtendScorer> with_cpu_fallback(std::unique_ptr<ExtendScorer> primary, std::unique_ptr<ExtendScorer> backup,
-                                                std::function<void(const std::string&)> on_failure);
+                                                std::function<void(const std::string&)> on_failure,
+                                                PrimaryShare share = {});
 
 // Throws UsageError for scores the kernels cannot take (negative costs, a match score below 1).
 std::unique_ptr<ExtendKernel> make_extend_cpu_kernel(engine::KernelChoice choice, const ExtendScoring& scoring);

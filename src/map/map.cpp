@@ -27,6 +27,7 @@ namespace {
 
 constexpr std::size_t kChunkFragments = 64;  // reads (or pairs) a worker maps with one kernel call
 constexpr std::size_t kGpuChunkFragments = 512;  // the most with a GPU: its calls cost a round trip each
+constexpr std::size_t kGpuLeastTasks = 128;  // fewer alignments in a call are scored on the CPU
 constexpr std::size_t kRescueChunkFragments = 1024;  // the most a worker rescues mates of and writes at once
 
 // Fragments per chunk: at least `least`, at most `most`, and a few chunks per thread.
@@ -43,12 +44,16 @@ struct ExtendDevices {
 
   std::unique_ptr<kernels::ExtendScorer> make_scorer(unsigned worker) const {
     if (gpus.empty()) return cpu->make_scorer();
+    // Wide bands (mate rescue) and small batches stay on the CPU: there the GPU's round trip costs more.
+    kernels::PrimaryShare share{[](const kernels::ExtendTask& t) { return t.band_width <= kernels::cuda::kGpuGroupBand; },
+                                kGpuLeastTasks};
     return kernels::with_cpu_fallback(gpus[worker % gpus.size()]->make_scorer(), cpu->make_scorer(),
                                       [](const std::string& error) {
                                         log_info("notice: a GPU failed ({}); this worker aligns on the CPU from now on, "
                                                  "its batch again",
                                                  error);
-                                      });
+                                      },
+                                      std::move(share));
   }
 };
 

@@ -1,5 +1,6 @@
 // The read-vs-locus extension kernels against the scalar definition, and the scalar traceback
 // against its own score, on random tasks of many shapes.
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -147,6 +148,38 @@ TEST(ExtendFallback, ScoresAFailedBatchOnTheBackup) {
   expect_definition(*scorer, scoring, random_tasks(rng, 50));
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(failures, 1);
+}
+
+// The primary scores only its share (narrow bands here, and only when enough of them), the backup the rest.
+TEST(ExtendFallback, SharesABatchByBand) {
+  class Recording final : public ExtendScorer {
+   public:
+    Recording(const ExtendScoring& scoring, std::vector<std::uint32_t>& bands) : scoring_(scoring), bands_(bands) {}
+    void score(std::span<const ExtendTask> tasks, std::span<ExtendScore> results) override {
+      for (std::size_t k = 0; k < tasks.size(); ++k) {
+        bands_.push_back(tasks[k].band_width);
+        results[k] = extend_score_scalar(tasks[k], scoring_);
+      }
+    }
+
+   private:
+    ExtendScoring scoring_;
+    std::vector<std::uint32_t>& bands_;
+  };
+  const ExtendScoring scoring;
+  const auto cpu = make_extend_cpu_kernel(engine::KernelChoice::avx2, scoring);
+  std::vector<std::uint32_t> bands;
+  const auto scorer = with_cpu_fallback(std::make_unique<Recording>(scoring, bands), cpu->make_scorer(), {},
+                                        {[](const ExtendTask& t) { return t.band_width <= 40; }, 5});
+  std::mt19937 rng(10);
+  const std::vector<Task> tasks = random_tasks(rng, 200);
+  expect_definition(*scorer, scoring, tasks);
+  const auto narrow = std::count_if(tasks.begin(), tasks.end(), [](const Task& t) { return t.band <= 40; });
+  EXPECT_EQ(bands.size(), static_cast<std::size_t>(narrow));
+  EXPECT_TRUE(std::all_of(bands.begin(), bands.end(), [](std::uint32_t b) { return b <= 40; }));
+  bands.clear();
+  expect_definition(*scorer, scoring, random_tasks(rng, 3));  // fewer than 5 narrow ones: all on the backup
+  EXPECT_TRUE(bands.empty());
 }
 
 TEST(ExtendScalar, TracebackRescoresToItsScore) {

@@ -19,7 +19,7 @@ namespace {
 
 constexpr int kNegative = INT_MIN / 4;
 constexpr int kThreadsPerBlock = 128;
-constexpr std::uint32_t kNarrowBand = 48, kMediumBand = 128;  // 16 threads x 3 columns, 32 x 4
+constexpr std::uint32_t kNarrowBand = 48, kMediumBand = kGpuGroupBand;  // 16 threads x 3 columns, 32 x 4
 
 struct DeviceTask {
   std::uint32_t letters_at;  // the query's codes, then the target's (length + band - 1 codes)

@@ -2,12 +2,17 @@
 // `map`'s read-vs-locus extension scores on a GPU, behind the same ExtendKernel interface as the CPU
 // kernels: each scorer packs its batch of tasks, scores it on the GPU (one thread per task) and
 // returns results equal to extend_score_scalar's.
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include "kernels/extend_kernel.hpp"
 
 namespace hyalign::kernels::cuda {
+
+// Bands up to this many letters run by thread groups, fast; wider ones run a thread per task, which
+// pays only on large batches (mate rescue's few wide tasks are better left to the CPU kernel).
+inline constexpr std::uint32_t kGpuGroupBand = 128;
 
 // Why this scoring cannot run on the GPU kernel ("" when it can).
 std::string extend_gpu_unsupported_reason(const ExtendScoring& scoring);
