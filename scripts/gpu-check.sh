@@ -5,10 +5,11 @@
 # SECTIONS (default "papara papara-e2e search") picks the parts to run (papara: GPU tests, goldens
 # and benchmarks; papara-e2e: hyalign papara end to end on every device; search; mem: the mem GPU
 # tests and bench/mem_gpu.sh). REPLICATE (20),
-# PROTEIN_COPIES (34000: 1e12 cells) and ROUNDS (3) size the end-to-end runs. parasail (the test oracle) and the
-# xxHash header are taken from .deps/*.deb when present, since the GPU machine has no package
-# registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
-# libparasail8 libxxhash-dev libdivsufsort-dev libdivsufsort3)` where apt works, and carry .deps.
+# PROTEIN_COPIES (34000: 1e12 cells) and ROUNDS (3) size the end-to-end runs. parasail (the test oracle),
+# the xxHash header, ISA-L and htslib are taken from .deps/*.deb when present, since the GPU machine has
+# no package registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
+# libparasail8 libxxhash-dev libdivsufsort-dev libdivsufsort3 libisal-dev libisal2 libhts-dev libhts3
+# libhtscodecs2 libdeflate-dev libdeflate0 liblzma-dev minimap2)` where apt works, and carry .deps.
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
@@ -29,6 +30,7 @@ if compgen -G ".deps/*.deb" >/dev/null; then
   for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
   prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr)
   export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export PKG_CONFIG_SYSROOT_DIR=/tmp/deps PKG_CONFIG_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu/pkgconfig
 fi
 
 log "build"

@@ -4,7 +4,7 @@
 # usage: scripts/install-deps.sh [PACKAGE...]
 set -euo pipefail
 packages=(build-essential cmake pkg-config zlib1g-dev libcli11-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libparasail-dev libxxhash-dev libdivsufsort-dev libhts-dev
+          libgtest-dev libgmock-dev libbenchmark-dev libparasail-dev libxxhash-dev libdivsufsort-dev libhts-dev libisal-dev
           mummer kleborate-examples dwgsim xz-utils samtools bwa minimap2 time
           clang libclang-rt-dev "$@")
 missing=()

@@ -1,17 +1,13 @@
 #include "io/sequence_reader.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
-
-#include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "io/byte_source.hpp"
 #include "io/text.hpp"
 
 namespace hyalign {
@@ -19,12 +15,10 @@ namespace hyalign {
 namespace {
 
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-// Fuzzing builds read in tiny pieces: every line and gzip block crosses buffer refills.
+// Fuzzing builds read in tiny pieces: every line crosses buffer refills.
 constexpr std::size_t kChunk = 61;
-constexpr unsigned kGzBuffer = 64;
 #else
-constexpr std::size_t kChunk = std::size_t(1) << 20;      // bytes per gzread
-constexpr unsigned kGzBuffer = 256 * 1024;                // zlib's input buffer
+constexpr std::size_t kChunk = std::size_t(1) << 20;      // bytes per block decoded ahead
 #endif
 constexpr std::size_t kMaxLine = std::size_t(1) << 30;    // longest accepted line
 
@@ -48,13 +42,15 @@ bool looks_like_phylip_header(std::string_view line) {
   return numbers == 2;
 }
 
-struct ByteTable {
-  bool bad[256];
-  constexpr ByteTable() : bad() {
-    for (int c = 0; c < 256; ++c) bad[c] = (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f;
-  }
-};
-constexpr ByteTable kBytes;
+// Control bytes other than tab and line ends.
+constexpr bool is_binary(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f; }
+
+// Phred+33 characters only; one pass without branches, which compilers vectorize.
+bool all_quality_characters(std::string_view s) {
+  unsigned char bad = 0;  // bytes and bitwise operators: what GCC vectorizes
+  for (char c : s) bad |= static_cast<unsigned char>(static_cast<unsigned char>(c - '!') > '~' - '!');
+  return bad == 0;
+}
 
 }  // namespace
 
@@ -62,9 +58,10 @@ constexpr ByteTable kBytes;
 // LineReader
 
 struct LineReader::Impl {
+  Impl(const std::string& p, const std::string& n) : path(p), name(n), source(p, kChunk) {}
   std::string path;
   std::string name;
-  gzFile file = nullptr;
+  ByteSource source;
   std::vector<char> buf;
   std::size_t begin = 0;    // start of unread data
   std::size_t scanned = 0;  // [begin, scanned) is checked and holds no '\n'
@@ -73,22 +70,6 @@ struct LineReader::Impl {
   bool at_start = true;
   std::size_t line = 0;
 
-  ~Impl() {
-    if (file) gzclose(file);
-  }
-
-  [[noreturn]] void read_error(int errnum) {
-    const char* msg = gzerror(file, &errnum);
-    std::string problem;
-    if (errnum == Z_ERRNO)
-      problem = fmt::format("read error: {}", std::strerror(errno));
-    else if (errnum == Z_BUF_ERROR)
-      problem = "truncated gzip data (unexpected end of file)";
-    else
-      problem = fmt::format("read error (corrupt gzip data?): {}", msg ? msg : "unknown zlib error");
-    throw InputError(name, line + 1, problem);
-  }
-
   void fill() {
     if (begin > 0) {
       std::memmove(buf.data(), buf.data() + begin, end - begin);
@@ -96,27 +77,36 @@ struct LineReader::Impl {
       scanned -= begin;
       begin = 0;
     }
-    if (buf.size() - end < kChunk) buf.resize(std::max(buf.size() * 2, end + kChunk));
-    int got = gzread(file, buf.data() + end, static_cast<unsigned>(kChunk));
-    if (got < 0) read_error(Z_OK);
-    if (got == 0) {
-      int errnum = Z_OK;
-      gzerror(file, &errnum);
-      if (errnum != Z_OK) read_error(errnum);
+    std::string_view got;
+    try {
+      got = source.next();
+    } catch (const ByteSource::Error& e) {
+      throw InputError(name, line + 1, e.what());
+    }
+    if (got.empty()) {
       eof = true;
       return;
     }
-    end += static_cast<std::size_t>(got);
-    if (at_start) {  // gzread fills the whole request unless the input ends, so a BOM is complete here
+    if (buf.size() - end < got.size()) buf.resize(std::max(buf.size() * 2, end + got.size()));
+    std::memcpy(buf.data() + end, got.data(), got.size());
+    end += got.size();
+    if (at_start) {  // blocks are whole unless the input ends, so a BOM is complete here
       at_start = false;
       if (end >= 3 && std::memcmp(buf.data(), "\xEF\xBB\xBF", 3) == 0) begin = scanned = 3;
     }
   }
 
+  // Control bytes other than tab and line ends: checked for all bytes at once, then found.
   void check(std::size_t from, std::size_t to) {
     const unsigned char* p = reinterpret_cast<const unsigned char*>(buf.data());
+    unsigned char any_bad = 0;  // bytes and bitwise operators: what GCC vectorizes
     for (std::size_t i = from; i < to; ++i) {
-      if (kBytes.bad[p[i]]) {
+      const unsigned char c = p[i];
+      any_bad |= static_cast<unsigned char>(((c < 0x20) & (c != '\t') & (c != '\n') & (c != '\r')) | (c == 0x7f));
+    }
+    if (!any_bad) return;
+    for (std::size_t i = from; i < to; ++i) {
+      if (is_binary(p[i])) {
         throw InputError(name, line + 1,
                          fmt::format("binary data (byte 0x{:02x}); not a text file?", unsigned(p[i])),
                          i - begin + 1);
@@ -125,30 +115,8 @@ struct LineReader::Impl {
   }
 };
 
-LineReader::LineReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
-  impl_->path = path;
-  impl_->name = path == "-" ? "<stdin>" : path;
-  if (path == "-") {
-    int fd = dup(0);
-    if (fd < 0) throw InputError(impl_->name, fmt::format("cannot read standard input: {}", std::strerror(errno)));
-    impl_->file = gzdopen(fd, "rb");
-    if (!impl_->file) {
-      close(fd);
-      throw InputError(impl_->name, "cannot read standard input");
-    }
-  } else {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-      throw InputError(path, fmt::format("cannot open: {}", std::strerror(errno)));
-    if (S_ISDIR(st.st_mode)) throw InputError(path, "cannot open: is a directory");
-    impl_->file = gzopen(path.c_str(), "rb");
-    if (!impl_->file) {
-      int e = errno;
-      throw InputError(path, fmt::format("cannot open: {}", e ? std::strerror(e) : "out of memory"));
-    }
-  }
-  gzbuffer(impl_->file, kGzBuffer);
-}
+LineReader::LineReader(const std::string& path)
+    : impl_(std::make_unique<Impl>(path, path == "-" ? "<stdin>" : path)) {}
 
 LineReader::~LineReader() = default;
 
@@ -200,7 +168,8 @@ struct SequenceReader::Impl {
 
   // t: the header line without leading whitespace (starts with '>' or '@').
   void set_pending(std::string_view t) {
-    pending_name = normalize_sequence_name(t.substr(1));
+    pending_name.clear();
+    append_sequence_name(t.substr(1), pending_name);
     pending_id_length = std::min(pending_name.size(), trim(t.substr(1)).find_first_of(" \t\r\n\v\f"));
     pending_line = lines.line_number();
     has_pending = true;
@@ -210,9 +179,8 @@ struct SequenceReader::Impl {
   // Starts `record` from the pending header.
   void take_pending(SequenceRecord& record) {
     has_pending = false;
-    record.name = std::move(pending_name);
+    std::swap(record.name, pending_name);  // both keep their memory for the next records
     record.id_length = pending_id_length;
-    pending_name.clear();
     record.line = pending_line;
     record.sequence.clear();
     record.quality.clear();
@@ -285,6 +253,7 @@ bool SequenceReader::Impl::next_fastq(SequenceRecord& record) {
                        fmt::format("FASTQ record '{}' (line {}) ends without a '+' line", record.name, record.line));
     std::string_view t = trim(line);
     if (!t.empty() && t.front() == '+') {
+      if (t.size() == 1) break;
       std::string repeated = normalize_sequence_name(t.substr(1));
       if (!repeated.empty() && repeated != record.name)
         throw InputError(name(), lines.line_number(),
@@ -310,14 +279,14 @@ bool SequenceReader::Impl::next_fastq(SequenceRecord& record) {
                                    record.name, record.line, record.quality.size(), record.sequence.size()));
     }
     std::string_view t = trim(line);
-    std::size_t lead = static_cast<std::size_t>(t.data() - line.data());
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      char c = t[i];
-      if (c < '!' || c > '~')
-        throw InputError(name(), lines.line_number(),
-                         fmt::format("invalid quality character '{}' in FASTQ record '{}'",
-                                     static_cast<unsigned char>(c) < 0x20 ? '?' : c, record.name),
-                         lead + i + 1);
+    if (!all_quality_characters(t)) {
+      const std::size_t lead = static_cast<std::size_t>(t.data() - line.data());
+      const std::size_t i = static_cast<std::size_t>(
+          std::find_if(t.begin(), t.end(), [](char c) { return c < '!' || c > '~'; }) - t.begin());
+      throw InputError(name(), lines.line_number(),
+                       fmt::format("invalid quality character '{}' in FASTQ record '{}'",
+                                   static_cast<unsigned char>(t[i]) < 0x20 ? '?' : t[i], record.name),
+                       lead + i + 1);
     }
     record.quality.append(t);
     const bool wrapped = sequence_lines > 1;

@@ -40,6 +40,11 @@ std::string normalize_sequence_name(std::string_view header);
 template <typename Chars>
 void append_sequence_name(std::string_view header, Chars& out) {
   header = text::trim(header);
+  if (!text::has_space(header)) {
+    if constexpr (requires { out.append(header); }) out.append(header);
+    else for (char c : header) out.push_back(c);
+    return;
+  }
   bool in_space = false;
   for (char c : header) {
     if (text::is_space(c)) {

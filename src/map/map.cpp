@@ -120,6 +120,12 @@ struct BatchCounts {
   std::size_t reads = 0, mapped = 0, proper_pairs = 0;
 };
 
+// Wall seconds of the run's steps, for the closing log line: where the time went.
+struct StepSeconds {
+  double ends = 0, insert_sizes = 0, finish = 0;  // mapping, on every thread but the estimate
+  double input_wait = 0, output_wait = 0;          // the mapping threads waiting for the reader or writer
+};
+
 // One worker's tools.
 struct Worker {
   std::unique_ptr<kernels::ExtendScorer> scorer;
@@ -169,9 +175,11 @@ class BatchMapper {
     const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
     letters_.resize(n);
     results_.resize(n);
+    Stopwatch clock;
     parallel_for(chunks, options_.threads, [&](std::size_t c, unsigned w) {
       map_ends(batch, c * per_chunk, std::min(n, (c + 1) * per_chunk), workers_[w]);
     });
+    seconds_.ends += clock.lap();
     if (batch.paired && params_.insert_mean <= 0) {
       const bool first_estimate = !sizes_.known;
       sizes_ = estimate_insert_sizes({results_.data(), n}, sizes_);
@@ -179,6 +187,7 @@ class BatchMapper {
         log_info("map: insert size {:.1f} +- {:.1f} (proper {}-{}), from the first batch's {} pairs; estimated again "
                  "for every batch", sizes_.mean, sizes_.sd, sizes_.low, sizes_.high, sizes_.pairs);
     }
+    seconds_.insert_sizes += clock.lap();
     // Mate rescues are few per fragment (a mate seeds found nowhere near): larger chunks fill the
     // kernel's lanes with them, while leaving a few chunks per thread.
     const std::size_t finish_per_chunk =
@@ -188,8 +197,11 @@ class BatchMapper {
     parallel_for(finish_chunks, options_.threads, [&](std::size_t c, unsigned w) {
       finish_chunk(batch, c * finish_per_chunk, std::min(n, (c + 1) * finish_per_chunk), workers_[w], out[c]);
     });
+    seconds_.finish += clock.lap();
     return out;
   }
+
+  StepSeconds& seconds() { return seconds_; }
 
  private:
   // Seeds, chains, one kernel call, and each end's placements.
@@ -261,6 +273,7 @@ class BatchMapper {
   std::vector<EndLetters> letters_;
   std::vector<EndResult> results_;
   InsertSizes sizes_;
+  StepSeconds seconds_;
 };
 
 void write_chunks(SamWriter& writer, std::vector<ChunkOutput>& chunks, BatchCounts& totals) {
@@ -276,22 +289,29 @@ void write_chunks(SamWriter& writer, std::vector<ChunkOutput>& chunks, BatchCoun
 // Maps every batch, reading the next and writing the one before while one is mapped.
 BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, SamWriter& writer, std::size_t batch_bases) {
   BatchCounts totals;
+  StepSeconds& seconds = mapper.seconds();
   ReadBatch batch, next;
   std::future<bool> reading;
   std::future<void> writing;
   try {
+    Stopwatch clock;
     bool more = input.next(batch, batch_bases);
+    seconds.input_wait += clock.lap();
     while (more) {
       reading = std::async(std::launch::async, [&] { return input.next(next, batch_bases); });
       std::vector<ChunkOutput> chunks = mapper.map(batch);
+      clock.lap();
       if (writing.valid()) writing.get();
+      seconds.output_wait += clock.lap();
       writing = std::async(std::launch::async, [&writer, &totals, out = std::move(chunks)]() mutable {
         write_chunks(writer, out, totals);
       });
       more = reading.get();
+      seconds.input_wait += clock.lap();
       std::swap(batch, next);
     }
     if (writing.valid()) writing.get();
+    seconds.output_wait += clock.lap();
   } catch (...) {
     if (reading.valid()) reading.wait();  // neither may outlive what it works on
     if (writing.valid()) writing.wait();
@@ -322,6 +342,10 @@ void run_map(const MapOptions& options) {
   log_info("map: {} threads, {}, {}", options.threads, devices.description, input.paired() ? "paired reads" : "single reads");
   const BatchCounts totals = map_batches(input, mapper, writer, options.batch_bases);
   writer.commit();
+  const StepSeconds& s = mapper.seconds();
+  log_info("map: wall seconds: seeds and alignment {:.2f}, insert sizes {:.2f}, mate rescue and records {:.2f}, "
+           "waiting for reads {:.2f}, waiting for output {:.2f}",
+           s.ends, s.insert_sizes, s.finish, s.input_wait, s.output_wait);
   log_info("map: {} reads, {} mapped ({:.2f} %), {} proper pairs; {:.2f} s, peak memory {:.0f} MiB", totals.reads,
            totals.mapped, totals.reads ? 100.0 * totals.mapped / totals.reads : 0.0, totals.proper_pairs, clock.lap(),
            peak_memory_mib());

@@ -8,10 +8,10 @@ namespace hyalign::map {
 namespace {
 
 // The read's name as SAM wants it: the first word, without the /1 or /2 of older FASTQ.
-std::string pair_name(const SequenceRecord& record) {
+std::string_view pair_name(const SequenceRecord& record) {
   std::string_view id(record.name.data(), record.id_length);
   if (id.size() > 2 && id[id.size() - 2] == '/' && (id.back() == '1' || id.back() == '2')) id.remove_suffix(2);
-  return std::string(id);
+  return id;
 }
 
 }  // namespace
@@ -23,32 +23,37 @@ ReadInput::ReadInput(const std::string& reads1, const std::string& reads2, bool 
   if (!reads2.empty()) second_ = std::make_unique<SequenceReader>(reads2);
 }
 
+// Copied into `read`'s strings, which keep their memory from batch to batch: no allocation per read.
 bool ReadInput::read_one(SequenceReader& reader, Read& read, std::size_t& line) {
-  SequenceRecord record;
-  if (!reader.next(record)) return false;
-  if (record.name.empty() || record.id_length == 0)
-    throw InputError(reader.path(), record.line, "a read with no name");
-  read.name = pair_name(record);
-  read.letters = std::move(record.sequence);
-  read.quality = std::move(record.quality);
-  line = record.line;
+  if (!reader.next(record_)) return false;
+  if (record_.name.empty() || record_.id_length == 0)
+    throw InputError(reader.path(), record_.line, "a read with no name");
+  read.name.assign(pair_name(record_));
+  read.letters.assign(record_.sequence);
+  read.quality.assign(record_.quality);
+  line = record_.line;
   return true;
 }
 
 bool ReadInput::next(ReadBatch& batch, std::size_t letters) {
-  batch.reads.clear();
   batch.paired = paired_;
   batch.first_pair = fragments_;
-  std::size_t held = 0;
+  std::size_t count = 0, held = 0;
+  if (batch.reads.size() < 2) batch.reads.resize(2);
+  const auto slot = [&]() -> Read& {  // the batch's next read, reusing the last batch's
+    // The size stays even, so it grows only before a pair's first end: no reference to an end dangles.
+    if (count == batch.reads.size()) batch.reads.resize(2 * count);
+    return batch.reads[count++];
+  };
   while (held < letters) {
-    Read a;
+    Read& a = slot();
     std::size_t line_a = 0, line_b = 0;
     if (!read_one(*first_, a, line_a)) {
+      --count;
       if (second_) {
-        Read extra;
-        if (read_one(*second_, extra, line_b))
+        if (read_one(*second_, a, line_b))
           throw InputError(second_->path(), line_b,
-                           fmt::format("read '{}' has no mate: {} ended after {} pairs", extra.name, first_->path(),
+                           fmt::format("read '{}' has no mate: {} ended after {} pairs", a.name, first_->path(),
                                        fragments_));
       }
       break;
@@ -56,7 +61,7 @@ bool ReadInput::next(ReadBatch& batch, std::size_t letters) {
     held += a.letters.size();
     if (paired_) {
       SequenceReader& mates = interleaved_ ? *first_ : *second_;
-      Read b;
+      Read& b = slot();
       if (!read_one(mates, b, line_b))
         throw InputError(first_->path(), line_a,
                          interleaved_ ? fmt::format("read '{}' is the last of an odd number of interleaved reads", a.name)
@@ -67,14 +72,11 @@ bool ReadInput::next(ReadBatch& batch, std::size_t letters) {
                          fmt::format("mate names differ: '{}' here, '{}' at {}:{}", b.name, a.name, first_->path(),
                                      line_a));
       held += b.letters.size();
-      batch.reads.push_back(std::move(a));
-      batch.reads.push_back(std::move(b));
-    } else {
-      batch.reads.push_back(std::move(a));
     }
     ++fragments_;
   }
-  return !batch.reads.empty();
+  batch.reads.resize(count);
+  return count > 0;
 }
 
 }  // namespace hyalign::map

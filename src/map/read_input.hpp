@@ -36,6 +36,7 @@ class ReadInput {
  private:
   bool read_one(SequenceReader& reader, Read& read, std::size_t& line);
   std::unique_ptr<SequenceReader> first_, second_;
+  SequenceRecord record_;  // the last read, before it is copied into a batch
   bool paired_ = false, interleaved_ = false;
   std::size_t fragments_ = 0;
 };

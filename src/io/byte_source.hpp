@@ -1,0 +1,37 @@
+#pragma once
+// The bytes of a file or of standard input: gzip (one member or many, as bgzip writes) decoded by
+// ISA-L, anything else passed through as it is. A thread of its own reads and decodes the next
+// blocks while the caller parses the last, so that a reader of a gzip file runs at the speed of
+// its parsing or of the decoding, whichever is slower, not of both added.
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace hyalign {
+
+class ByteSource {
+ public:
+  // A read or decoding failure, without a line number (the caller knows it).
+  struct Error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+
+  // "-" is standard input. Throws InputError if the file cannot be opened or is a directory.
+  // `block` is the size of the blocks next() returns (smaller at the end of the input).
+  ByteSource(const std::string& path, std::size_t block);
+  ~ByteSource();
+  ByteSource(const ByteSource&) = delete;
+  ByteSource& operator=(const ByteSource&) = delete;
+
+  // The next block; empty at the end of the input. It stays valid until the next call.
+  // Throws Error on a read error, corrupt or truncated gzip data.
+  std::string_view next();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hyalign
