@@ -28,7 +28,9 @@ namespace {
 constexpr std::size_t kChunkFragments = 64;  // reads (or pairs) a worker maps with one kernel call
 constexpr std::size_t kGpuChunkFragments = 512;  // the most with a GPU: its calls cost a round trip each
 constexpr std::size_t kGpuLeastTasks = 128;  // fewer alignments in a call are scored on the CPU
+constexpr unsigned kGpuThreadsPerCore = 2;  // seeding threads per -t thread with GPUs: one seeds while one waits
 constexpr std::size_t kRescueChunkFragments = 1024;  // the most a worker rescues mates of and writes at once
+constexpr unsigned kThreadsPerPart = 3;  // a batch holds a part of -K read letters per this many threads
 
 // Fragments per chunk: at least `least`, at most `most`, and a few chunks per thread.
 std::size_t chunk_fragments(std::size_t fragments, unsigned threads, std::size_t least, std::size_t most) {
@@ -158,8 +160,9 @@ class BatchMapper {
       : index_(index), options_(options), params_(options.params), end_mapper_(index, params_),
         records_(index.reference(), {read_group_id, params_.all_alignments, params_.mark_secondary,
                                      params_.soft_clip_supplementary, params_.scoring}),
-        header_(header), binary_(binary), workers_(options.threads),
-        most_chunk_fragments_(devices.gpus.empty() ? kChunkFragments : kGpuChunkFragments) {
+        header_(header), binary_(binary),
+        map_threads_(devices.gpus.empty() ? options.threads : kGpuThreadsPerCore * options.threads),
+        workers_(map_threads_), most_chunk_fragments_(devices.gpus.empty() ? kChunkFragments : kGpuChunkFragments) {
     for (unsigned k = 0; k < workers_.size(); ++k) {
       Worker& w = workers_[k];
       w.scorer = devices.make_scorer(k);
@@ -171,31 +174,20 @@ class BatchMapper {
   std::vector<ChunkOutput> map(const ReadBatch& batch) {
     const std::size_t n = batch.reads.size(), ends = batch.paired ? 2 : 1;
     const std::size_t per_chunk =
-        chunk_fragments(n / ends, options_.threads, kChunkFragments, most_chunk_fragments_) * ends;
+        chunk_fragments(n / ends, map_threads_, kChunkFragments, most_chunk_fragments_) * ends;
     const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
     letters_.resize(n);
     results_.resize(n);
     Stopwatch clock;
-    parallel_for(chunks, options_.threads, [&](std::size_t c, unsigned w) {
+    parallel_for(chunks, map_threads_, [&](std::size_t c, unsigned w) {
       map_ends(batch, c * per_chunk, std::min(n, (c + 1) * per_chunk), workers_[w]);
     });
     seconds_.ends += clock.lap();
-    if (batch.paired && params_.insert_mean <= 0) {
-      const bool first_estimate = !sizes_.known;
-      sizes_ = estimate_insert_sizes({results_.data(), n}, sizes_);
-      if (first_estimate && sizes_.known)
-        log_info("map: insert size {:.1f} +- {:.1f} (proper {}-{}), from the first batch's {} pairs; estimated again "
-                 "for every batch", sizes_.mean, sizes_.sd, sizes_.low, sizes_.high, sizes_.pairs);
-    }
+    const std::vector<FinishChunk> finish = finish_chunks(batch);
     seconds_.insert_sizes += clock.lap();
-    // Mate rescues are few per fragment (a mate seeds found nowhere near): larger chunks fill the
-    // kernel's lanes with them, while leaving a few chunks per thread.
-    const std::size_t finish_per_chunk =
-        chunk_fragments(n / ends, options_.threads, kChunkFragments, kRescueChunkFragments) * ends;
-    const std::size_t finish_chunks = (n + finish_per_chunk - 1) / finish_per_chunk;
-    std::vector<ChunkOutput> out(finish_chunks);
-    parallel_for(finish_chunks, options_.threads, [&](std::size_t c, unsigned w) {
-      finish_chunk(batch, c * finish_per_chunk, std::min(n, (c + 1) * finish_per_chunk), workers_[w], out[c]);
+    std::vector<ChunkOutput> out(finish.size());
+    parallel_for(finish.size(), options_.threads, [&](std::size_t c, unsigned w) {
+      finish_chunk(batch, finish[c], workers_[w], out[c]);
     });
     seconds_.finish += clock.lap();
     return out;
@@ -215,15 +207,51 @@ class BatchMapper {
       end_mapper_.collect(tasks[r - first], *w.aligner, letters_[r], name_hash(batch.reads[r].name), results_[r]);
   }
 
+  // Reads [first, last) of one part, finished with that part's insert sizes.
+  struct FinishChunk {
+    std::size_t first, last;
+    InsertSizes sizes;
+  };
+
+  // Each part's insert sizes, estimated in order from its own pairs (and the estimate before when
+  // they are too few), and its reads in chunks. Mate rescues are few per fragment (a mate seeds
+  // found nowhere near): larger chunks fill the kernel's lanes with them, while leaving a few
+  // chunks per thread.
+  std::vector<FinishChunk> finish_chunks(const ReadBatch& batch) {
+    const std::size_t ends = batch.paired ? 2 : 1;
+    const std::size_t per_chunk =
+        chunk_fragments(batch.reads.size() / ends, options_.threads, kChunkFragments, kRescueChunkFragments) * ends;
+    std::vector<FinishChunk> chunks;
+    std::size_t part_first = 0;
+    for (const std::size_t part_last : batch.part_ends) {
+      if (batch.paired && params_.insert_mean <= 0) estimate_sizes(part_first, part_last);
+      for (std::size_t first = part_first; first < part_last; first += per_chunk)
+        chunks.push_back({first, std::min(part_last, first + per_chunk), sizes_});
+      part_first = part_last;
+    }
+    return chunks;
+  }
+
+  void estimate_sizes(std::size_t first, std::size_t last) {
+    const bool first_estimate = !sizes_.known;
+    sizes_ = estimate_insert_sizes({results_.data() + first, last - first}, sizes_);
+    if (first_estimate && sizes_.known)
+      log_info("map: insert size {:.1f} +- {:.1f} (proper {}-{}), from {} pairs; estimated again for every {} read "
+               "letters (-K)",
+               sizes_.mean, sizes_.sd, sizes_.low, sizes_.high, sizes_.pairs, options_.batch_bases);
+  }
+
   // Mate rescue, the pair's choice, and the records.
-  void finish_chunk(const ReadBatch& batch, std::size_t first, std::size_t last, Worker& w, ChunkOutput& out) {
-    if (batch.paired) rescue_mates(batch, first, last, w);
+  void finish_chunk(const ReadBatch& batch, const FinishChunk& chunk, Worker& w, ChunkOutput& out) {
+    const std::size_t first = chunk.first, last = chunk.last;
+    const InsertSizes& sizes = chunk.sizes;
+    if (batch.paired) rescue_mates(batch, first, last, sizes, w);
     std::vector<bam1_t*> records;
     const std::size_t step = batch.paired ? 2 : 1;
     for (std::size_t r = first; r < last; r += step) {
       bool proper = false;
       if (batch.paired)
-        proper = choose_pair(results_[r], results_[r + 1], letters_[r].length(), letters_[r + 1].length(), sizes_, params_);
+        proper = choose_pair(results_[r], results_[r + 1], letters_[r].length(), letters_[r + 1].length(), sizes, params_);
       for (std::size_t e = 0; e < step; ++e) trace_reported(results_[r + e], letters_[r + e], index_, params_);
       for (std::size_t e = 0; e < step; ++e) {
         const EndRecordInput end{&batch.reads[r + e], &results_[r + e], &letters_[r + e]};
@@ -247,13 +275,13 @@ class BatchMapper {
     }
   }
 
-  void rescue_mates(const ReadBatch& batch, std::size_t first, std::size_t last, Worker& w) {
-    if (!sizes_.known) return;
+  void rescue_mates(const ReadBatch& batch, std::size_t first, std::size_t last, const InsertSizes& sizes, Worker& w) {
+    if (!sizes.known) return;
     std::vector<std::vector<RescueTask>> tasks(last - first);
     w.aligner->clear();
     for (std::size_t r = first; r < last; ++r) {
       const std::size_t mate = r ^ 1;
-      queue_rescues(results_[mate], letters_[r], results_[r], sizes_, index_.reference(), params_, *w.aligner,
+      queue_rescues(results_[mate], letters_[r], results_[r], sizes, index_.reference(), params_, *w.aligner,
                     tasks[r - first]);
     }
     w.aligner->score_all();
@@ -268,11 +296,12 @@ class BatchMapper {
   RecordBuilder records_;
   const sam_hdr_t* header_;
   bool binary_;
+  unsigned map_threads_;  // threads that seed and align
   std::vector<Worker> workers_;
   std::size_t most_chunk_fragments_;
   std::vector<EndLetters> letters_;
   std::vector<EndResult> results_;
-  InsertSizes sizes_;
+  InsertSizes sizes_;  // the last part's
   StepSeconds seconds_;
 };
 
@@ -286,8 +315,13 @@ void write_chunks(SamWriter& writer, std::vector<ChunkOutput>& chunks, BatchCoun
   }
 }
 
-// Maps every batch, reading the next and writing the one before while one is mapped.
-BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, SamWriter& writer, std::size_t batch_bases) {
+// Maps every batch, reading the next and writing the one before while one is mapped. A batch holds
+// a part of -K letters per few threads: each mapping step ends when its slowest thread does, so
+// more threads need more work per step (bwa mem reads -K letters per thread, but then its insert
+// sizes, and so its output, change with the thread count; parts do not).
+BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, SamWriter& writer, std::size_t batch_bases,
+                        unsigned threads) {
+  const std::size_t parts = (threads + kThreadsPerPart - 1) / kThreadsPerPart;
   BatchCounts totals;
   StepSeconds& seconds = mapper.seconds();
   ReadBatch batch, next;
@@ -295,10 +329,10 @@ BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, SamWriter& writer
   std::future<void> writing;
   try {
     Stopwatch clock;
-    bool more = input.next(batch, batch_bases);
+    bool more = input.next(batch, batch_bases, parts);
     seconds.input_wait += clock.lap();
     while (more) {
-      reading = std::async(std::launch::async, [&] { return input.next(next, batch_bases); });
+      reading = std::async(std::launch::async, [&] { return input.next(next, batch_bases, parts); });
       std::vector<ChunkOutput> chunks = mapper.map(batch);
       clock.lap();
       if (writing.valid()) writing.get();
@@ -340,12 +374,15 @@ void run_map(const MapOptions& options) {
   SamWriter writer(options.out, sam_header(index.reference(), read_group, options.command_line), options.threads);
   BatchMapper mapper(index, options, devices, writer.header(), writer.binary(), read_group_id);
   log_info("map: {} threads, {}, {}", options.threads, devices.description, input.paired() ? "paired reads" : "single reads");
-  const BatchCounts totals = map_batches(input, mapper, writer, options.batch_bases);
+  const BatchCounts totals = map_batches(input, mapper, writer, options.batch_bases, options.threads);
   writer.commit();
   const StepSeconds& s = mapper.seconds();
   log_info("map: wall seconds: seeds and alignment {:.2f}, insert sizes {:.2f}, mate rescue and records {:.2f}, "
            "waiting for reads {:.2f}, waiting for output {:.2f}",
            s.ends, s.insert_sizes, s.finish, s.input_wait, s.output_wait);
+  for (std::size_t g = 0; g < devices.gpus.size(); ++g)
+    log_info("map: GPU {} ran kernels {:.2f} s, {:.0f} % of the seeding and alignment steps' wall time", g,
+             devices.gpus[g]->device_seconds(), s.ends > 0 ? 100 * devices.gpus[g]->device_seconds() / s.ends : 0.0);
   log_info("map: {} reads, {} mapped ({:.2f} %), {} proper pairs; {:.2f} s, peak memory {:.0f} MiB", totals.reads,
            totals.mapped, totals.reads ? 100.0 * totals.mapped / totals.reads : 0.0, totals.proper_pairs, clock.lap(),
            peak_memory_mib());

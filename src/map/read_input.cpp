@@ -1,5 +1,7 @@
 #include "map/read_input.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -35,48 +37,53 @@ bool ReadInput::read_one(SequenceReader& reader, Read& read, std::size_t& line) 
   return true;
 }
 
-bool ReadInput::next(ReadBatch& batch, std::size_t letters) {
+bool ReadInput::next(ReadBatch& batch, std::size_t letters, std::size_t parts) {
   batch.paired = paired_;
-  batch.first_pair = fragments_;
-  std::size_t count = 0, held = 0;
-  if (batch.reads.size() < 2) batch.reads.resize(2);
-  const auto slot = [&]() -> Read& {  // the batch's next read, reusing the last batch's
-    // The size stays even, so it grows only before a pair's first end: no reference to an end dangles.
-    if (count == batch.reads.size()) batch.reads.resize(2 * count);
-    return batch.reads[count++];
-  };
-  while (held < letters) {
-    Read& a = slot();
-    std::size_t line_a = 0, line_b = 0;
-    if (!read_one(*first_, a, line_a)) {
-      --count;
-      if (second_) {
-        if (read_one(*second_, a, line_b))
-          throw InputError(second_->path(), line_b,
-                           fmt::format("read '{}' has no mate: {} ended after {} pairs", a.name, first_->path(),
-                                       fragments_));
-      }
-      break;
+  batch.part_ends.clear();
+  std::size_t count = 0;
+  for (std::size_t p = 0; p < parts; ++p) {
+    std::size_t held = 0;
+    while (held < letters && read_fragment(batch, count, held)) {
     }
-    held += a.letters.size();
-    if (paired_) {
-      SequenceReader& mates = interleaved_ ? *first_ : *second_;
-      Read& b = slot();
-      if (!read_one(mates, b, line_b))
-        throw InputError(first_->path(), line_a,
-                         interleaved_ ? fmt::format("read '{}' is the last of an odd number of interleaved reads", a.name)
-                                      : fmt::format("read '{}' has no mate: {} ended after {} pairs", a.name,
-                                                    mates.path(), fragments_));
-      if (b.name != a.name)
-        throw InputError(mates.path(), line_b,
-                         fmt::format("mate names differ: '{}' here, '{}' at {}:{}", b.name, a.name, first_->path(),
-                                     line_a));
-      held += b.letters.size();
-    }
-    ++fragments_;
+    if (count == (batch.part_ends.empty() ? 0 : batch.part_ends.back())) break;
+    batch.part_ends.push_back(count);
   }
   batch.reads.resize(count);
   return count > 0;
+}
+
+// One read, or both ends of a pair, into batch.reads[count...]; false at the end of the input.
+bool ReadInput::read_fragment(ReadBatch& batch, std::size_t& count, std::size_t& letters) {
+  // The size stays even, so it grows only before a pair's first end: no reference to an end dangles.
+  if (count == batch.reads.size()) batch.reads.resize(std::max<std::size_t>(2, 2 * count));
+  Read& a = batch.reads[count];
+  std::size_t line_a = 0, line_b = 0;
+  if (!read_one(*first_, a, line_a)) {
+    if (second_ && read_one(*second_, a, line_b))
+      throw InputError(second_->path(), line_b,
+                       fmt::format("read '{}' has no mate: {} ended after {} pairs", a.name, first_->path(),
+                                   fragments_));
+    return false;
+  }
+  letters += a.letters.size();
+  ++count;
+  if (paired_) {
+    SequenceReader& mates = interleaved_ ? *first_ : *second_;
+    Read& b = batch.reads[count];
+    if (!read_one(mates, b, line_b))
+      throw InputError(first_->path(), line_a,
+                       interleaved_ ? fmt::format("read '{}' is the last of an odd number of interleaved reads", a.name)
+                                    : fmt::format("read '{}' has no mate: {} ended after {} pairs", a.name,
+                                                  mates.path(), fragments_));
+    if (b.name != a.name)
+      throw InputError(mates.path(), line_b,
+                       fmt::format("mate names differ: '{}' here, '{}' at {}:{}", b.name, a.name, first_->path(),
+                                   line_a));
+    letters += b.letters.size();
+    ++count;
+  }
+  ++fragments_;
+  return true;
 }
 
 }  // namespace hyalign::map

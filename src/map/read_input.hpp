@@ -17,24 +17,27 @@ struct Read {
   std::string quality;  // empty for FASTA input
 };
 
-// Reads [2k, 2k+1] are the ends of pair k when paired; else one read per entry.
+// Reads [2k, 2k+1] are the ends of pair k when paired; else one read per entry. A batch is read
+// in parts of a fixed number of letters: each part's insert sizes are estimated from its own pairs,
+// so the output does not depend on how many parts a batch holds.
 struct ReadBatch {
   std::vector<Read> reads;
+  std::vector<std::size_t> part_ends;  // reads[part_ends[p-1], part_ends[p]) is part p
   bool paired = false;
-  std::size_t first_pair = 0;  // number of pairs (or reads) in earlier batches
-  std::size_t fragments() const { return paired ? reads.size() / 2 : reads.size(); }
 };
 
 class ReadInput {
  public:
   ReadInput(const std::string& reads1, const std::string& reads2, bool interleaved);
-  // Fills `batch` with reads until they hold at least `letters` letters (whole pairs); false at the
-  // end of the input. Throws InputError for mismatched pairs, naming file and line.
-  bool next(ReadBatch& batch, std::size_t letters);
+  // Fills `batch` with up to `parts` parts, each of reads until they hold at least `letters` letters
+  // (whole pairs); false at the end of the input. Throws InputError for mismatched pairs, naming
+  // file and line.
+  bool next(ReadBatch& batch, std::size_t letters, std::size_t parts = 1);
   bool paired() const { return paired_; }
 
  private:
   bool read_one(SequenceReader& reader, Read& read, std::size_t& line);
+  bool read_fragment(ReadBatch& batch, std::size_t& count, std::size_t& letters);
   std::unique_ptr<SequenceReader> first_, second_;
   SequenceRecord record_;  // the last read, before it is copied into a batch
   bool paired_ = false, interleaved_ = false;
