@@ -17,8 +17,8 @@ unsigned worker_threads(unsigned requested, std::string_view flag) {
   return cap;
 }
 
-void add_device_option(CLI::App& cmd, std::string& device) {
-  cmd.add_option("--device", device, "Devices: auto (every usable GPU plus the CPU cores), cpu, gpu (GPUs only), all")
+void add_device_option(CLI::App& cmd, std::string& device, const std::string& help) {
+  cmd.add_option("--device", device, help)
       ->check(CLI::IsMember({"auto", "cpu", "gpu", "all"}))
       ->capture_default_str();
 }

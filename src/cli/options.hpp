@@ -13,8 +13,10 @@ namespace hyalign::cli {
 inline constexpr unsigned kMaxThreadsPerCore = 4;
 unsigned worker_threads(unsigned requested, std::string_view flag);
 
-// --device, the same on every command: which processors do the work ("auto" by default; the
-// command's callback reads it with engine::parse_device_choice).
-void add_device_option(CLI::App& cmd, std::string& device);
+// --device on every command: which processors do the work ("auto" by default, `help` says what it
+// means there; the command's callback reads it with engine::parse_device_choice).
+void add_device_option(CLI::App& cmd, std::string& device,
+                       const std::string& help = "Devices: auto (every usable GPU plus the CPU cores), cpu, gpu (GPUs "
+                                                 "only), all");
 
 }  // namespace hyalign::cli
