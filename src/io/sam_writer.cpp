@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <string>
 
 #include <htslib/hfile.h>
 
@@ -29,7 +31,7 @@ struct SamWriter::Impl {
   }
 };
 
-SamWriter::SamWriter(const std::string& path, const std::string& header, unsigned threads)
+SamWriter::SamWriter(const std::string& path, const std::string& header, unsigned threads, int bam_level)
     : impl_(std::make_unique<Impl>(path)) {
   impl_->header = sam_hdr_parse(header.size(), header.c_str());
   if (impl_->header == nullptr) throw UsageError("the SAM header is malformed (check -R)");
@@ -43,7 +45,8 @@ SamWriter::SamWriter(const std::string& path, const std::string& header, unsigne
     if (fd >= 0) close(fd);
     throw OutputError(path, errno);
   }
-  impl_->bam = hts_hopen(file, path.c_str(), "wb");
+  const std::string mode = "wb" + std::to_string(std::clamp(bam_level, 0, 9));
+  impl_->bam = hts_hopen(file, path.c_str(), mode.c_str());
   if (impl_->bam == nullptr) {
     hclose_abruptly(file);
     throw OutputError(path, errno);

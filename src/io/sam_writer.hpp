@@ -13,7 +13,8 @@ namespace hyalign {
 class SamWriter {
  public:
   // `header` is the whole SAM header text; `threads` compress BAM blocks.
-  SamWriter(const std::string& path, const std::string& header, unsigned threads);
+  // BAM is compressed at `bam_level` (0-9) on `threads` threads.
+  SamWriter(const std::string& path, const std::string& header, unsigned threads, int bam_level);
   ~SamWriter();
   SamWriter(const SamWriter&) = delete;
   SamWriter& operator=(const SamWriter&) = delete;

@@ -378,7 +378,8 @@ void run_map(const MapOptions& options) {
   const ExtendDevices devices = choose_extend_devices(options);
   const auto [read_group, read_group_id] = read_group_line(options.read_group);
   ReadInput input(options.reads1, options.reads2, options.interleaved);
-  SamWriter writer(options.out, sam_header(index.reference(), read_group, options.command_line), options.threads);
+  SamWriter writer(options.out, sam_header(index.reference(), read_group, options.command_line), options.threads,
+                   options.bam_level);
   BatchMapper mapper(index, options, devices, writer.header(), writer.binary(), read_group_id);
   log_info("map: {} threads, {}, {}", options.threads, devices.description, input.paired() ? "paired reads" : "single reads");
   const BatchCounts totals = map_batches(input, mapper, writer, options.batch_bases, options.threads);

@@ -36,6 +36,7 @@ struct MapOptions {
   std::string reads1, reads2;
   bool interleaved = false;  // -p: reads1 holds both ends of each pair
   std::string out = "-";     // SAM, or BAM when the name ends in .bam
+  int bam_level = 6;         // -l: BAM compression level (1 is several times faster to write)
   std::string read_group;    // -R: a whole @RG line (tabs written as \t)
   std::string command_line;  // for @PG
   unsigned threads = 1;
