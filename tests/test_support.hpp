@@ -2,8 +2,10 @@
 // Helpers shared by the unit tests.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <system_error>
 
@@ -28,5 +30,19 @@ struct TempDir {
     return id++;
   }
 };
+
+// Lower-case a/c/g/t letters, uniformly random.
+inline std::string random_bases(std::mt19937& rng, std::size_t n) {
+  std::string s(n, 'a');
+  for (char& c : s) c = "acgt"[rng() % 4];
+  return s;
+}
+
+// The other strand of lower-case letters (anything but a/c/g/t is kept).
+inline std::string reverse_complement(std::string s) {
+  std::reverse(s.begin(), s.end());
+  for (char& c : s) c = c == 'a' ? 't' : c == 'c' ? 'g' : c == 'g' ? 'c' : c == 't' ? 'a' : c;
+  return s;
+}
 
 }  // namespace hyalign::test

@@ -4,11 +4,13 @@
 #include <bit>
 #include <cstring>
 
+#include "kernels/seed_search.hpp"
+
 namespace hyalign::map {
 namespace {
 
-constexpr std::uint32_t kReseedMaxCopies = 10;  // a seed with more copies already shows the repeat
-constexpr std::uint32_t kDirectRows = 2 * kReseedMaxCopies + 2;  // intervals this small are read, not searched
+using kernels::kDirectRows;
+using kernels::kReseedMaxCopies;
 
 bool is_base(char c) { return index::base_code(c) >= 0; }
 

@@ -25,17 +25,8 @@
 namespace hyalign::map {
 namespace {
 
-std::string random_bases(std::mt19937& rng, std::size_t n) {
-  std::string s(n, 'a');
-  for (char& c : s) c = "acgt"[rng() % 4];
-  return s;
-}
-
-std::string reverse_complement(std::string s) {
-  std::reverse(s.begin(), s.end());
-  for (char& c : s) c = c == 'a' ? 't' : c == 'c' ? 'g' : c == 'g' ? 'c' : c == 't' ? 'a' : c;
-  return s;
-}
+using test::random_bases;
+using test::reverse_complement;
 
 // A genome with repeats: random sequence, copies of a 600-letter element (some mutated, one
 // reverse-complemented), and a tandem run.

@@ -1,0 +1,326 @@
+// The map's seed search (map/seeds.cpp) on a GPU, a thread per strand. Every step is the CPU
+// search's, in the same order, so the matches are the same: the greedy scan along the strand (the
+// longest match from a start, then on from the letter after it), and after a long match with few
+// copies, the searches from every min_seed-th letter inside it for matches with one copy more.
+#include "kernels/cuda/seed_cuda.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/cuda/cuda_support.cuh"
+
+namespace hyalign::kernels::cuda {
+namespace {
+
+constexpr int kThreadsPerBlock = 128;
+
+struct DeviceIndex {
+  const unsigned char* text;
+  std::uint64_t text_length;
+  const std::uint32_t* sa;
+  std::uint32_t rows;
+  const uint2* buckets;  // SaInterval {lo, hi} per prefix code
+  unsigned prefix_letters;
+};
+
+struct Interval {
+  std::uint32_t lo = 0, hi = 0;
+  __device__ std::uint32_t size() const { return hi - lo; }
+  __device__ bool empty() const { return hi <= lo; }
+};
+
+struct Match {
+  std::uint32_t length = 0;
+  Interval rows;
+};
+
+struct Pattern {
+  const unsigned char* letters;
+  std::uint32_t length;
+};
+
+__device__ __forceinline__ bool is_base(unsigned char c) { return index::base_code(static_cast<char>(c)) >= 0; }
+
+// Letters of `p` from `from` on that equal the text from text_pos on.
+__device__ std::uint32_t common_prefix(const DeviceIndex& ix, Pattern p, std::uint32_t text_pos, std::uint32_t from) {
+  const std::uint64_t limit = min(static_cast<std::uint64_t>(p.length), ix.text_length - text_pos);
+  std::uint32_t i = from;
+  while (i < limit && p.letters[i] == __ldg(ix.text + text_pos + i)) ++i;
+  return i;
+}
+
+// The suffix at `pos` against p's letters from `from` on: below (-1), above (1) or starting with it (0).
+// Past the text's end is the separator, below every letter.
+__device__ int compare_suffix(const DeviceIndex& ix, std::uint64_t pos, Pattern p, std::uint32_t from) {
+  for (std::uint32_t i = from; i < p.length; ++i) {
+    const unsigned char t = pos + i < ix.text_length ? __ldg(ix.text + pos + i) : 0;
+    if (t != p.letters[i]) return t < p.letters[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+__device__ std::uint32_t insertion_row(const DeviceIndex& ix, Interval within, Pattern p, std::uint32_t depth) {
+  std::uint32_t lo = within.lo, hi = within.hi;
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (compare_suffix(ix, __ldg(ix.sa + mid), p, depth) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+__device__ Interval narrow(const DeviceIndex& ix, Interval within, Pattern p, std::uint32_t depth) {
+  std::uint32_t lo = insertion_row(ix, within, p, depth), hi = within.hi;
+  const std::uint32_t first = lo;
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (compare_suffix(ix, __ldg(ix.sa + mid), p, depth) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return {first, lo};
+}
+
+__device__ long prefix_code(const DeviceIndex& ix, Pattern p) {
+  if (p.length < ix.prefix_letters) return -1;
+  long code = 0;
+  for (unsigned i = 0; i < ix.prefix_letters; ++i) {
+    const int c = index::base_code(static_cast<char>(p.letters[i]));
+    if (c < 0) return -1;
+    code = code * 4 + c;
+  }
+  return code;
+}
+
+// SeedFinder::longest_match: the longest prefix of p found at least `copies` times, given the rows
+// of its first `depth` letters.
+__device__ Match longest_match(const DeviceIndex& ix, Pattern p, Interval rows, std::uint32_t depth,
+                               std::uint32_t copies) {
+  std::uint32_t lo = rows.lo, hi = rows.hi;
+  if (rows.size() > kDirectRows) {
+    const std::uint32_t at = insertion_row(ix, rows, p, depth);
+    lo = at - min(at - rows.lo, copies);
+    hi = min(rows.hi, at + copies);
+  }
+  std::uint32_t shared[kDirectRows];
+  for (std::uint32_t r = lo; r < hi; ++r) shared[r - lo] = common_prefix(ix, p, __ldg(ix.sa + r), depth);
+  std::uint32_t best = 0, best_start = lo;
+  for (std::uint32_t start = lo; start + copies <= hi; ++start) {
+    std::uint32_t shortest = shared[start - lo];
+    for (std::uint32_t k = 1; k < copies; ++k) shortest = min(shortest, shared[start - lo + k]);
+    if (shortest > best) best = shortest, best_start = start;
+  }
+  if (best < max(depth, 1u)) return {};
+  if (best == depth) return {best, rows};
+  if (lo != rows.lo || hi != rows.hi) return {best, narrow(ix, rows, {p.letters, best}, depth)};
+  std::uint32_t first = best_start, last = best_start + copies;
+  while (first > lo && shared[first - 1 - lo] >= best) --first;
+  while (last < hi && shared[last - lo] >= best) ++last;
+  return {best, {first, last}};
+}
+
+// The rows a search starts from (SeedFinder::read_rows): the prefix's bucket, the whole suffix
+// array where the prefix has too few copies but a match may be shorter than it, or none.
+__device__ Interval start_rows(const DeviceIndex& ix, Pattern rest, std::uint32_t copies, std::uint32_t min_seed,
+                               std::uint32_t& depth) {
+  depth = 0;
+  const long code = prefix_code(ix, rest);
+  if (code >= 0) {
+    const uint2 b = ix.buckets[code];
+    const Interval bucket{b.x, b.y};
+    if (bucket.size() >= copies) {
+      depth = ix.prefix_letters;
+      return bucket;
+    }
+    if (min_seed >= ix.prefix_letters) return {};
+  }
+  return {0, ix.rows};
+}
+
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    search_seeds(DeviceIndex ix, SeedSearchParams params, const unsigned char* letters, const uint2* patterns,
+                 std::uint32_t n, const std::uint32_t* out_at, SeedMatch* out, std::uint32_t* counts) {
+  const std::uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= n) return;
+  const Pattern pattern{letters + patterns[q].x, patterns[q].y};
+  const std::uint32_t min_seed = params.min_seed, length = pattern.length;
+  const std::uint32_t capacity = out_at[q + 1] - out_at[q];
+  SeedMatch* found = out + out_at[q];
+  std::uint32_t count = 0, next = 0, run_end = 0, reseed_at = 0, reseed_last = 0, reseed_copies = 0;
+  for (;;) {
+    std::uint32_t start = 0, copies = 1;
+    const bool reseeding = reseed_copies > 0 && reseed_at <= reseed_last;
+    if (reseeding) {
+      start = reseed_at;
+      copies = reseed_copies;
+      reseed_at += min_seed;
+    } else {
+      reseed_copies = 0;
+      bool more = false;
+      while (next < length) {
+        if (!is_base(pattern.letters[next])) {
+          ++next;
+          continue;
+        }
+        if (run_end <= next) {
+          run_end = next;
+          while (run_end < length && is_base(pattern.letters[run_end])) ++run_end;
+        }
+        if (next + min_seed <= run_end) {
+          start = next;
+          more = true;
+          break;
+        }
+        next = run_end + 1;
+      }
+      if (!more) break;
+    }
+    const Pattern rest{pattern.letters + start, run_end - start};
+    std::uint32_t depth = 0;
+    const Interval rows = start_rows(ix, rest, copies, min_seed, depth);
+    const Match match = rows.empty() ? Match{} : longest_match(ix, rest, rows, depth, copies);
+    if (match.length >= min_seed) {
+      if (count < capacity) found[count] = {start, match.length, match.rows.lo, match.rows.hi};
+      ++count;
+    }
+    if (reseeding) continue;
+    if (match.length >= params.reseed_length && match.rows.size() <= kReseedMaxCopies) {
+      reseed_at = start;
+      reseed_last = start + match.length - min_seed;
+      reseed_copies = match.rows.size() + 1;
+    }
+    next = start + match.length + 1;
+  }
+  counts[q] = count;
+}
+
+// At most this many matches of a strand of `length` letters: the scan's matches each take
+// min_seed + 1 letters but the last, and the searches inside a match of L letters number at most
+// L / min_seed.
+std::uint32_t most_matches(std::uint32_t length, std::uint32_t min_seed) { return 2 * length / min_seed + 4; }
+
+class GpuSeedSearcher final : public SeedGpuSearcher {
+ public:
+  GpuSeedSearcher(int device, const DeviceIndex& index, SeedSearchParams params, std::atomic<double>& device_seconds)
+      : device_(current_device(device)), index_(index), params_(params), device_seconds_(device_seconds) {}
+
+  void find(std::span<const std::string_view> patterns, std::vector<SeedMatch>& matches,
+            std::vector<std::uint32_t>& ends) override {
+    matches.clear();
+    ends.assign(patterns.size(), 0);
+    if (patterns.empty()) return;
+    check(cudaSetDevice(device_), "cudaSetDevice");
+    const auto n = static_cast<std::uint32_t>(patterns.size());
+    pack(patterns);
+    check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+    search_seeds<<<(n + kThreadsPerBlock - 1) / kThreadsPerBlock, kThreadsPerBlock, 0, stream_>>>(
+        index_, params_, letters_dev_.ptr, patterns_dev_.ptr, n, out_at_dev_.ptr, out_dev_.ptr, counts_dev_.ptr);
+    check(cudaGetLastError(), "seed search launch");
+    check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+    counts_host_.reserve(n);
+    out_host_.reserve(out_at_.back());
+    check(cudaMemcpyAsync(counts_host_.ptr, counts_dev_.ptr, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream_),
+          "download");
+    check(cudaMemcpyAsync(out_host_.ptr, out_dev_.ptr, out_at_.back() * sizeof(SeedMatch), cudaMemcpyDeviceToHost,
+                          stream_),
+          "download");
+    check(cudaStreamSynchronize(stream_), "seed search");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    device_seconds_.fetch_add(ms / 1000.0);
+    for (std::uint32_t q = 0; q < n; ++q) {
+      const std::uint32_t count = counts_host_.ptr[q];
+      if (count > out_at_[q + 1] - out_at_[q]) throw std::runtime_error("GPU seed search: more matches than bounded");
+      matches.insert(matches.end(), out_host_.ptr + out_at_[q], out_host_.ptr + out_at_[q] + count);
+      ends[q] = static_cast<std::uint32_t>(matches.size());
+    }
+  }
+
+ private:
+  // The patterns' letters back to back, each one's place and length, and where its matches go.
+  void pack(std::span<const std::string_view> patterns) {
+    std::size_t letters = 0;
+    for (std::string_view p : patterns) letters += p.size();
+    letters_host_.reserve(std::max<std::size_t>(letters, 1));
+    places_.resize(patterns.size());
+    out_at_.assign(patterns.size() + 1, 0);
+    std::size_t at = 0;
+    for (std::size_t q = 0; q < patterns.size(); ++q) {
+      std::copy(patterns[q].begin(), patterns[q].end(), letters_host_.ptr + at);
+      places_[q] = {static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(patterns[q].size())};
+      at += patterns[q].size();
+      out_at_[q + 1] = out_at_[q] + most_matches(places_[q].y, std::max(1u, params_.min_seed));
+    }
+    letters_dev_.reserve(std::max<std::size_t>(letters, 1));
+    patterns_dev_.reserve(places_.size());
+    out_at_dev_.reserve(out_at_.size());
+    out_dev_.reserve(out_at_.back());
+    counts_dev_.reserve(places_.size());
+    check(cudaMemcpyAsync(letters_dev_.ptr, letters_host_.ptr, letters, cudaMemcpyHostToDevice, stream_), "upload");
+    check(cudaMemcpyAsync(patterns_dev_.ptr, places_.data(), places_.size() * sizeof(uint2), cudaMemcpyHostToDevice,
+                          stream_),
+          "upload");
+    check(cudaMemcpyAsync(out_at_dev_.ptr, out_at_.data(), out_at_.size() * sizeof(std::uint32_t),
+                          cudaMemcpyHostToDevice, stream_),
+          "upload");
+  }
+
+  int device_;
+  DeviceIndex index_;
+  SeedSearchParams params_;
+  std::atomic<double>& device_seconds_;
+  Stream stream_;
+  Event start_, stop_;
+  std::vector<uint2> places_;
+  std::vector<std::uint32_t> out_at_;
+  PinnedBuffer<unsigned char> letters_host_;
+  PinnedBuffer<std::uint32_t> counts_host_;
+  PinnedBuffer<SeedMatch> out_host_;
+  DeviceBuffer<unsigned char> letters_dev_;
+  DeviceBuffer<uint2> patterns_dev_;
+  DeviceBuffer<std::uint32_t> out_at_dev_, counts_dev_;
+  DeviceBuffer<SeedMatch> out_dev_;
+};
+
+class GpuSeedKernel final : public SeedGpuKernel {
+ public:
+  GpuSeedKernel(int device, const index::SuffixIndex& index, SeedSearchParams params)
+      : device_(current_device(device)), params_(params) {
+    const std::string_view text = index.text();
+    text_.reserve(text.size() + 16);  // padding: a comparison may read a few letters past the end
+    check(cudaMemset(text_.ptr, 0, text.size() + 16), "cudaMemset");
+    check(cudaMemcpy(text_.ptr, text.data(), text.size(), cudaMemcpyHostToDevice), "upload");
+    const auto sa = index.suffix_array();
+    sa_.upload(sa.data(), sa.size());
+    const auto buckets = index.buckets();
+    std::vector<uint2> packed(buckets.size());
+    for (std::size_t b = 0; b < buckets.size(); ++b) packed[b] = {buckets[b].lo, buckets[b].hi};
+    buckets_.upload(packed);
+    index_ = {text_.ptr, text.size(), sa_.ptr, static_cast<std::uint32_t>(sa.size()), buckets_.ptr,
+              index.prefix_letters()};
+  }
+
+  std::unique_ptr<SeedGpuSearcher> make_searcher() const override {
+    return std::make_unique<GpuSeedSearcher>(device_, index_, params_, device_seconds_);
+  }
+  double device_seconds() const override { return device_seconds_.load(); }
+
+ private:
+  int device_;
+  SeedSearchParams params_;
+  DeviceBuffer<unsigned char> text_;
+  DeviceBuffer<std::uint32_t> sa_;
+  DeviceBuffer<uint2> buckets_;
+  DeviceIndex index_{};
+  mutable std::atomic<double> device_seconds_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<SeedGpuKernel> make_seed_gpu_kernel(int device, const index::SuffixIndex& index,
+                                                    SeedSearchParams params) {
+  return std::make_unique<GpuSeedKernel>(device, index, params);
+}
+
+}  // namespace hyalign::kernels::cuda
