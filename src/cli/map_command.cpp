@@ -105,7 +105,7 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
   cmd->add_flag("-p", options->interleaved, "Pairs interleaved in reads1 (end 1, end 2, end 1, ...)");
   cmd->add_option("-o,--out", options->out, "Output: SAM, or BAM when the name ends in .bam ('-' = stdout)")
       ->capture_default_str();
-  cmd->add_option("-l", options->bam_level, "BAM compression level, 0-9 (as samtools' -l; 1 writes several times faster)")
+  cmd->add_option("-l", options->bam_level, "BAM compression level, 0-9 (as samtools' -l)")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
   cmd->add_option("-R", options->read_group, "Read group header line such as '@RG\\tID:foo\\tSM:bar'");

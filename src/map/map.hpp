@@ -36,7 +36,8 @@ struct MapOptions {
   std::string reads1, reads2;
   bool interleaved = false;  // -p: reads1 holds both ends of each pair
   std::string out = "-";     // SAM, or BAM when the name ends in .bam
-  int bam_level = 6;         // -l: BAM compression level (1 is several times faster to write)
+  int bam_level = 1;         // -l: BAM compression level (6, samtools' default, saved 2 % of a Klebsiella BAM and
+                             // took 30 % longer end to end at 16 threads)
   std::string read_group;    // -R: a whole @RG line (tabs written as \t)
   std::string command_line;  // for @PG
   unsigned threads = 1;
