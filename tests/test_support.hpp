@@ -8,6 +8,9 @@
 #include <random>
 #include <string>
 #include <system_error>
+#include <vector>
+
+#include "index/reference_text.hpp"
 
 namespace hyalign::test {
 
@@ -30,6 +33,19 @@ struct TempDir {
     return id++;
   }
 };
+
+// A reference of the given sequences, named seq0, seq1, ...
+inline index::ReferenceText reference_of(const std::vector<std::string>& sequences) {
+  index::ReferenceText ref;
+  for (std::size_t i = 0; i < sequences.size(); ++i) {
+    ref.names.push_back("seq" + std::to_string(i));
+    ref.starts.push_back(ref.text.size());
+    ref.lengths.push_back(sequences[i].size());
+    ref.text += sequences[i];
+    ref.text.push_back(index::kSeparator);
+  }
+  return ref;
+}
 
 // Lower-case a/c/g/t letters, uniformly random.
 inline std::string random_bases(std::mt19937& rng, std::size_t n) {

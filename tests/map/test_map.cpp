@@ -40,15 +40,7 @@ index::ReferenceText repeat_genome(std::mt19937& rng) {
   }
   for (int k = 0; k < 40; ++k) chr += "acgttg";
   chr += random_bases(rng, 5000);
-  index::ReferenceText ref;
-  for (const std::string& seq : {chr, random_bases(rng, 3000)}) {
-    ref.names.push_back("seq" + std::to_string(ref.names.size()));
-    ref.starts.push_back(ref.text.size());
-    ref.lengths.push_back(seq.size());
-    ref.text += seq;
-    ref.text.push_back(index::kSeparator);
-  }
-  return ref;
+  return test::reference_of({chr, random_bases(rng, 3000)});
 }
 
 std::size_t count_occurrences(const std::string& text, const std::string& s) {

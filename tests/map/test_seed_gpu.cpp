@@ -38,15 +38,7 @@ index::ReferenceText genome_with_repeats(std::mt19937& rng, std::size_t length) 
       for (int k = 0; k < 30; ++k) chr += "acgttg";
     if (rng() % 7 == 0) chr += std::string(80, 'a');
   }
-  index::ReferenceText ref;
-  for (const std::string& seq : {chr, random_bases(rng, 4000)}) {
-    ref.names.push_back("seq" + std::to_string(ref.names.size()));
-    ref.starts.push_back(ref.text.size());
-    ref.lengths.push_back(seq.size());
-    ref.text += seq;
-    ref.text.push_back(index::kSeparator);
-  }
-  return ref;
+  return test::reference_of({chr, random_bases(rng, 4000)});
 }
 
 // Reads from the genome (with errors, and N runs now and then) and random ones; a strand each.

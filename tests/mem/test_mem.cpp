@@ -14,6 +14,7 @@
 #include "index/sa_pieces.hpp"
 #include "index/suffix_index.hpp"
 #include "kernels/mem_kernel.hpp"
+#include "test_support.hpp"
 
 namespace hyalign {
 namespace {
@@ -22,17 +23,7 @@ using kernels::MemKind;
 using kernels::MemMatch;
 using kernels::MemParams;
 
-index::ReferenceText reference_of(const std::vector<std::string>& sequences) {
-  index::ReferenceText ref;
-  for (std::size_t i = 0; i < sequences.size(); ++i) {
-    ref.names.push_back("seq" + std::to_string(i));
-    ref.starts.push_back(ref.text.size());
-    ref.lengths.push_back(sequences[i].size());
-    ref.text += sequences[i];
-    ref.text.push_back(index::kSeparator);
-  }
-  return ref;
-}
+using test::reference_of;
 
 std::string random_letters(std::mt19937& rng, std::size_t n, std::string_view alphabet = "acgt") {
   std::string s(n, 'a');
