@@ -116,7 +116,7 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
   cmd->add_flag("-a", options->params.all_alignments, "Output secondary placements too (flag 256)");
   cmd->add_flag("-M", options->params.mark_secondary, "Mark split parts secondary (256) instead of supplementary (2048)");
   cmd->add_flag("-Y", options->params.soft_clip_supplementary, "Soft-clip supplementary records (default hard)");
-  cmd->add_option("-K", *batch_bases, "Read letters per batch (insert sizes are estimated per batch)")
+  cmd->add_option("-K", *batch_bases, "Read letters per part (each part's insert sizes are estimated from its pairs)")
       ->check(CLI::Range(std::size_t{1000}, std::size_t{1} << 36))
       ->capture_default_str();
   add_device_option(*cmd, *device,

@@ -43,8 +43,8 @@ struct MapOptions {
   unsigned threads = 1;
   engine::DeviceChoice device = engine::DeviceChoice::cpu;
   engine::KernelChoice kernel = engine::KernelChoice::automatic;
-  std::size_t batch_bases = 2'000'000;  // -K: read letters per batch (insert sizes are estimated per batch; a
-                                        // larger batch touches more fresh memory, slow on a VM)
+  std::size_t batch_bases = 2'000'000;  // -K: read letters per part, whose pairs give its insert sizes (a batch
+                                        // holds a part per few threads)
   MapParams params;
 };
 
