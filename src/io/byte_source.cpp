@@ -268,8 +268,7 @@ ByteSource::~ByteSource() {
 std::string_view ByteSource::next() {
   ByteSourceShared& s = *impl_->shared;
   std::unique_lock lock(s.mutex);
-  if (!impl_->current.empty() || impl_->current.capacity() > 0) s.spare.push_back(std::move(impl_->current));
-  impl_->current = {};
+  if (impl_->current.capacity() > 0) s.spare.push_back(std::move(impl_->current));  // leaves it empty
   s.changed.notify_all();
   s.changed.wait(lock, [&] { return !s.ready.empty() || s.ended; });
   if (s.ready.empty()) {

@@ -42,13 +42,20 @@ bool looks_like_phylip_header(std::string_view line) {
   return numbers == 2;
 }
 
-// Control bytes other than tab and line ends.
-constexpr bool is_binary(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f; }
+// The byte tests below use bitwise operators, without branches, so that GCC vectorizes the loops
+// that check whole lines with them.
 
-// Phred+33 characters only; one pass without branches, which compilers vectorize.
+// Control bytes other than tab and line ends.
+constexpr bool is_binary(unsigned char c) {
+  return ((c < 0x20) & (c != '\t') & (c != '\n') & (c != '\r')) | (c == 0x7f);
+}
+
+// Anything but Phred+33 characters.
+constexpr bool is_bad_quality(char c) { return static_cast<unsigned char>(c - '!') > '~' - '!'; }
+
 bool all_quality_characters(std::string_view s) {
-  unsigned char bad = 0;  // bytes and bitwise operators: what GCC vectorizes
-  for (char c : s) bad |= static_cast<unsigned char>(static_cast<unsigned char>(c - '!') > '~' - '!');
+  unsigned char bad = 0;
+  for (char c : s) bad |= is_bad_quality(c);
   return bad == 0;
 }
 
@@ -99,11 +106,8 @@ struct LineReader::Impl {
   // Control bytes other than tab and line ends: checked for all bytes at once, then found.
   void check(std::size_t from, std::size_t to) {
     const unsigned char* p = reinterpret_cast<const unsigned char*>(buf.data());
-    unsigned char any_bad = 0;  // bytes and bitwise operators: what GCC vectorizes
-    for (std::size_t i = from; i < to; ++i) {
-      const unsigned char c = p[i];
-      any_bad |= static_cast<unsigned char>(((c < 0x20) & (c != '\t') & (c != '\n') & (c != '\r')) | (c == 0x7f));
-    }
+    unsigned char any_bad = 0;
+    for (std::size_t i = from; i < to; ++i) any_bad |= is_binary(p[i]);
     if (!any_bad) return;
     for (std::size_t i = from; i < to; ++i) {
       if (is_binary(p[i])) {
@@ -282,7 +286,7 @@ bool SequenceReader::Impl::next_fastq(SequenceRecord& record) {
     if (!all_quality_characters(t)) {
       const std::size_t lead = static_cast<std::size_t>(t.data() - line.data());
       const std::size_t i = static_cast<std::size_t>(
-          std::find_if(t.begin(), t.end(), [](char c) { return c < '!' || c > '~'; }) - t.begin());
+          std::find_if(t.begin(), t.end(), is_bad_quality) - t.begin());
       throw InputError(name(), lines.line_number(),
                        fmt::format("invalid quality character '{}' in FASTQ record '{}'",
                                    static_cast<unsigned char>(t[i]) < 0x20 ? '?' : t[i], record.name),

@@ -32,7 +32,7 @@ class ReadInput {
   // Fills `batch` with up to `parts` parts, each of reads until they hold at least `letters` letters
   // (whole pairs); false at the end of the input. Throws InputError for mismatched pairs, naming
   // file and line.
-  bool next(ReadBatch& batch, std::size_t letters, std::size_t parts = 1);
+  bool next(ReadBatch& batch, std::size_t letters, std::size_t parts);
   bool paired() const { return paired_; }
 
  private:

@@ -327,6 +327,16 @@ SimulatedPairs write_pairs(const test::TempDir& dir, const index::ReferenceText&
   return files;
 }
 
+// A run of `map` on the simulated pairs, with batches small enough to make several.
+MapOptions options_for(const SimulatedPairs& files) {
+  MapOptions options;
+  options.reference = files.reference;
+  options.reads1 = files.reads1;
+  options.reads2 = files.reads2;
+  options.batch_bases = 100000;
+  return options;
+}
+
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
@@ -339,11 +349,7 @@ TEST(MapRun, PlacesPairsTheSameAtAnyThreadCount) {
   const index::ReferenceText ref = repeat_genome(rng);
   test::TempDir dir;
   const SimulatedPairs files = write_pairs(dir, ref, rng, 3000);
-  MapOptions options;
-  options.reference = files.reference;
-  options.reads1 = files.reads1;
-  options.reads2 = files.reads2;
-  options.batch_bases = 100000;
+  MapOptions options = options_for(files);
   std::string outputs[2];
   for (unsigned threads : {1u, 3u}) {
     options.threads = threads;
@@ -375,12 +381,6 @@ TEST(MapRun, PlacesPairsTheSameAtAnyThreadCount) {
   EXPECT_EQ(confident_wrong, 0);
 }
 
-}  // namespace
-}  // namespace hyalign::map
-
-namespace hyalign::map {
-namespace {
-
 // The same records on every device and at any thread count (the GPU kernel is exact).
 TEST(MapRun, GpuWritesWhatTheCpuWrites) {
   if (engine::usable_gpus().empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << engine::gpu_unavailable_reason();
@@ -388,11 +388,7 @@ TEST(MapRun, GpuWritesWhatTheCpuWrites) {
   const index::ReferenceText ref = repeat_genome(rng);
   test::TempDir dir;
   const SimulatedPairs files = write_pairs(dir, ref, rng, 3000);
-  MapOptions options;
-  options.reference = files.reference;
-  options.reads1 = files.reads1;
-  options.reads2 = files.reads2;
-  options.batch_bases = 100000;
+  MapOptions options = options_for(files);
   auto records = [&](engine::DeviceChoice device, unsigned threads) {
     options.device = device;
     options.threads = threads;
