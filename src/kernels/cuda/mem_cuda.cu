@@ -34,6 +34,7 @@
 #include "index/sa_pieces.hpp"
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/mem_cuda.hpp"
+#include "kernels/cuda/suffix_search.cuh"
 
 namespace hyalign::kernels::cuda {
 namespace {
@@ -44,25 +45,12 @@ constexpr unsigned kMostOccurrencesToExtend = 64;  // as the CPU finder
 constexpr unsigned kThreadsPerBlock = 128;
 constexpr std::size_t kItemsPerSlice = std::size_t{1} << 19;
 constexpr std::size_t kLettersPerSlice = std::size_t{1} << 27;
-// Readable bytes after the last letter of the text and of a slice: letters are compared eight at
-// a time, from any offset, as two aligned words. The text's padding is zero (past its end).
-constexpr std::size_t kLetterPadding = 16;
 
 struct Item {
   unsigned strand;      // within the slice
   unsigned first_seed;  // seed j starts at query position j * seed_step
   unsigned seeds;
   unsigned whole;       // 1: the strand's only item
-};
-
-// The index with the suffix array rows [row_lo, row_hi) resident (all of them, or one piece).
-struct DeviceIndex {
-  const unsigned char* text;
-  unsigned long long length;
-  const unsigned* sa;  // row r is sa[r - row_lo]
-  unsigned row_lo, row_hi;
-  const uint2* buckets;  // SaInterval {lo, hi} per prefix code
-  unsigned prefix_letters;
 };
 
 struct DeviceParams {
@@ -86,28 +74,6 @@ struct SliceView {
   bool marked;                    // the marks are every piece's: use them, do not decide per piece
   unsigned long long* overflows;  // items marked as overflowed
 };
-
-__device__ __forceinline__ int base_code(unsigned char c) { return index::base_code(static_cast<char>(c)); }
-
-// The eight letters from `p` on, the first in the lowest byte, as two aligned loads (the buffers
-// have kLetterPadding bytes after their last letter).
-__device__ __forceinline__ unsigned long long load_letters(const unsigned char* p) {
-  const auto address = reinterpret_cast<unsigned long long>(p);
-  const auto* words = reinterpret_cast<const unsigned long long*>(address & ~7ull);
-  const unsigned shift = static_cast<unsigned>(address & 7) * 8;
-  const unsigned long long low = __ldg(words);
-  return shift == 0 ? low : low >> shift | __ldg(words + 1) << (64 - shift);
-}
-
-// 0xFF in each byte of `letters` that is not a, c, g or t.
-__device__ __forceinline__ unsigned long long not_bases(unsigned long long letters) {
-  const auto half = [](unsigned w) {
-    return ~(__vcmpeq4(w, 0x61616161u) | __vcmpeq4(w, 0x63636363u) | __vcmpeq4(w, 0x67676767u) |
-             __vcmpeq4(w, 0x74747474u));
-  };
-  return static_cast<unsigned long long>(half(static_cast<unsigned>(letters >> 32))) << 32 |
-         half(static_cast<unsigned>(letters));
-}
 
 class ItemFinder {
  public:
@@ -153,7 +119,7 @@ class ItemFinder {
     if (rows.y <= rows.x) return;
     if (p_.kind == static_cast<int>(MemKind::maxmatch)) {
       for (unsigned row = rows.x; row < rows.y && !full(); ++row) {
-        const unsigned long long t = sa_at(row);
+        const unsigned long long t = sa_at(ix_, row);
         const unsigned left = extend_left(pos, t, p_.seed_step);
         if (left >= p_.seed_step) continue;
         const unsigned length = left + k + extend_right(q_, qlen_, pos + k, t + k);
@@ -164,7 +130,7 @@ class ItemFinder {
     unsigned lefts[kMostOccurrencesToExtend], rights[kMostOccurrencesToExtend];
     const unsigned n = rows.y - rows.x;
     for (unsigned i = 0; i < n; ++i) {
-      const unsigned long long t = sa_at(rows.x + i);
+      const unsigned long long t = sa_at(ix_, rows.x + i);
       lefts[i] = extend_left(pos, t, p_.seed_step);
       rights[i] = k + extend_right(q_, qlen_, pos + k, t + k);
     }
@@ -172,7 +138,7 @@ class ItemFinder {
       if (lefts[i] >= p_.seed_step || lefts[i] + rights[i] < p_.min_length) continue;
       bool dominated = false;  // another occurrence reaching as far both ways: not unique
       for (unsigned j = 0; j < n && !dominated; ++j) dominated = j != i && lefts[j] >= lefts[i] && rights[j] >= rights[i];
-      if (!dominated) emit(sa_at(rows.x + i) - lefts[i], pos - lefts[i], lefts[i] + rights[i]);
+      if (!dominated) emit(sa_at(ix_, rows.x + i) - lefts[i], pos - lefts[i], lefts[i] + rights[i]);
     }
   }
 
@@ -217,8 +183,6 @@ class ItemFinder {
     ++count_;
   }
 
-  __device__ unsigned long long sa_at(unsigned row) const { return __ldg(ix_.sa + (row - ix_.row_lo)); }
-
   // With -n, a seed or search must hold only a/c/g/t.
   __device__ bool bases_only_ok(const unsigned char* letters, unsigned length) const {
     if (p_.bases_only)
@@ -227,22 +191,11 @@ class ItemFinder {
     return true;
   }
 
-  // Letters equal from a[0] and b[0] on, at most `most`, eight at a time; with -n a letter other
-  // than a/c/g/t ends the run.
-  __device__ unsigned common_prefix(const unsigned char* a, const unsigned char* b, unsigned most) const {
-    unsigned n = 0;
-    while (n < most) {
-      const unsigned long long x = load_letters(a + n);
-      const unsigned long long differ = (x ^ load_letters(b + n)) | (p_.bases_only ? not_bases(x) : 0);
-      if (differ != 0) return min(most, n + ((__ffsll(static_cast<long long>(differ)) - 1) >> 3));
-      n += 8;
-    }
-    return most;
-  }
-
   __device__ unsigned extend_right(const unsigned char* q, unsigned qlen, unsigned from, unsigned long long t) const {
     if (from >= qlen || t >= ix_.length) return 0;
-    return common_prefix(q + from, ix_.text + t, static_cast<unsigned>(min(static_cast<unsigned long long>(qlen - from), ix_.length - t)));
+    return common_prefix(q + from, ix_.text + t,
+                         static_cast<unsigned>(min(static_cast<unsigned long long>(qlen - from), ix_.length - t)),
+                         p_.bases_only);
   }
 
   // Letters equal before q_[from] and text[t], at most `most`: eight at a time, backwards, where
@@ -264,67 +217,16 @@ class ItemFinder {
     return n;
   }
 
-  // As compare_suffix in index/suffix_index.cpp (the text ends with a separator below every
-  // letter, and its padding reads as more), from letter `from` on, which both are known to share;
-  // `same` is set to the letters they share (at most `length`).
-  __device__ int compare_suffix(unsigned long long pos, const unsigned char* pattern, unsigned length, unsigned from,
-                                unsigned& same) const {
-    for (unsigned i = from; i < length; i += 8) {
-      const unsigned long long t = load_letters(ix_.text + pos + i), q = load_letters(pattern + i);
-      if (t == q) continue;
-      const unsigned byte = (__ffsll(static_cast<long long>(t ^ q)) - 1) >> 3;
-      if (i + byte >= length) break;
-      same = i + byte;
-      return (t >> 8 * byte & 0xFF) < (q >> 8 * byte & 0xFF) ? -1 : 1;
-    }
-    same = length;
-    return 0;
-  }
-
-  // Binary searches for the first row in `within` (whose suffixes share `depth` letters with the
-  // pattern) that is not below pattern[0, length) (`upper`: not below or equal). The letters the
-  // pattern shares with the bounds' suffixes are skipped: every row between shares their minimum.
-  __device__ unsigned search_rows(uint2 within, const unsigned char* pattern, unsigned length, unsigned depth,
-                                  bool upper) const {
-    unsigned lo = within.x, hi = within.y, lo_same = depth, hi_same = depth;
-    while (lo < hi) {
-      const unsigned mid = lo + (hi - lo) / 2;
-      unsigned same = 0;
-      const int order = compare_suffix(sa_at(mid), pattern, length, min(lo_same, hi_same), same);
-      if (order < 0 || (upper && order == 0)) {
-        lo = mid + 1;
-        lo_same = same;
-      } else {
-        hi = mid;
-        hi_same = same;
-      }
-    }
-    return lo;
-  }
-
-  __device__ unsigned insertion_row(uint2 within, const unsigned char* pattern, unsigned length, unsigned depth) const {
-    return search_rows(within, pattern, length, depth, false);
-  }
-
-  __device__ uint2 narrow(uint2 within, const unsigned char* pattern, unsigned length, unsigned depth) const {
-    const unsigned first = insertion_row(within, pattern, length, depth);
-    return make_uint2(first, search_rows(make_uint2(first, within.y), pattern, length, depth, true));
-  }
-
   // The suffixes that start with pattern[0, length) (at least a piece's prefix long), if they lie
   // in the resident rows: from the prefix table when its first letters are a/c/g/t, else by binary
   // search over the resident rows (MemFinder::rows_in_piece).
   __device__ uint2 find_rows(const unsigned char* pattern, unsigned length) const {
     const unsigned K = ix_.prefix_letters;
-    long long code = length >= K ? 0 : -1;
-    for (unsigned i = 0; i < K && code >= 0; ++i) {
-      const int c = base_code(pattern[i]);
-      code = c < 0 ? -1 : code * 4 + c;
-    }
-    if (code < 0) return narrow(make_uint2(ix_.row_lo, ix_.row_hi), pattern, length, 0);
+    const long long code = prefix_code(ix_, pattern, length);
+    if (code < 0) return narrow(ix_, make_uint2(ix_.row_lo, ix_.row_hi), pattern, length, 0);
     const uint2 bucket = __ldg(ix_.buckets + code);
     if (bucket.y <= bucket.x || bucket.x < ix_.row_lo || bucket.x >= ix_.row_hi) return make_uint2(0, 0);
-    return length == K ? bucket : narrow(bucket, pattern, length, K);
+    return length == K ? bucket : narrow(ix_, bucket, pattern, length, K);
   }
 
   // MemFinder::find_unique_at: the longest match at query position `pos`, if it is unique,
@@ -339,15 +241,15 @@ class ItemFinder {
         if (base_code(rest[i]) < 0) return;
     const uint2 rows = find_rows(rest, l);
     if (rows.y <= rows.x) return;
-    const unsigned at = insertion_row(rows, rest, rest_length, l);
-    const auto common = [&](unsigned row) { return l + extend_right(rest, rest_length, l, sa_at(row) + l); };
+    const unsigned at = insertion_row(ix_, rows, rest, rest_length, l);
+    const auto common = [&](unsigned row) { return l + extend_right(rest, rest_length, l, sa_at(ix_, row) + l); };
     const unsigned before = at > rows.x ? common(at - 1) : 0, after = at < rows.y ? common(at) : 0;
     if (before == after) return;
     const unsigned row = before > after ? at - 1 : at, length = max(before, after);
     const bool third = before > after ? row > rows.x && common(row - 1) >= length
                                       : row + 1 < rows.y && common(row + 1) >= length;
     if (third) return;
-    const unsigned long long t = sa_at(row);
+    const unsigned long long t = sa_at(ix_, row);
     if (extend_left(pos, t, 1) == 1) return;
     emit(t, pos, length);
   }

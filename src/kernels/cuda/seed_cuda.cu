@@ -10,132 +10,73 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_support.cuh"
+#include "kernels/cuda/suffix_search.cuh"
 
 namespace hyalign::kernels::cuda {
 namespace {
 
 constexpr int kThreadsPerBlock = 128;
 
-struct DeviceIndex {
-  const unsigned char* text;
-  std::uint64_t text_length;
-  const std::uint32_t* sa;
-  std::uint32_t rows;
-  const uint2* buckets;  // SaInterval {lo, hi} per prefix code
-  unsigned prefix_letters;
-};
-
-struct Interval {
-  std::uint32_t lo = 0, hi = 0;
-  __device__ std::uint32_t size() const { return hi - lo; }
-  __device__ bool empty() const { return hi <= lo; }
-};
-
+// A match of a pattern's first `length` letters and the suffix-array rows that hold it.
 struct Match {
-  std::uint32_t length = 0;
-  Interval rows;
+  unsigned length = 0;
+  uint2 rows = {0, 0};
 };
 
 struct Pattern {
   const unsigned char* letters;
-  std::uint32_t length;
+  unsigned length;
 };
 
-__device__ __forceinline__ bool is_base(unsigned char c) { return index::base_code(static_cast<char>(c)) >= 0; }
+__device__ __forceinline__ unsigned rows_in(uint2 rows) { return rows.y > rows.x ? rows.y - rows.x : 0; }
 
-// Letters of `p` from `from` on that equal the text from text_pos on.
-__device__ std::uint32_t common_prefix(const DeviceIndex& ix, Pattern p, std::uint32_t text_pos, std::uint32_t from) {
-  const std::uint64_t limit = min(static_cast<std::uint64_t>(p.length), ix.text_length - text_pos);
-  std::uint32_t i = from;
-  while (i < limit && p.letters[i] == __ldg(ix.text + text_pos + i)) ++i;
-  return i;
-}
-
-// The suffix at `pos` against p's letters from `from` on: below (-1), above (1) or starting with it (0).
-// Past the text's end is the separator, below every letter.
-__device__ int compare_suffix(const DeviceIndex& ix, std::uint64_t pos, Pattern p, std::uint32_t from) {
-  for (std::uint32_t i = from; i < p.length; ++i) {
-    const unsigned char t = pos + i < ix.text_length ? __ldg(ix.text + pos + i) : 0;
-    if (t != p.letters[i]) return t < p.letters[i] ? -1 : 1;
-  }
-  return 0;
-}
-
-__device__ std::uint32_t insertion_row(const DeviceIndex& ix, Interval within, Pattern p, std::uint32_t depth) {
-  std::uint32_t lo = within.lo, hi = within.hi;
-  while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (compare_suffix(ix, __ldg(ix.sa + mid), p, depth) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-__device__ Interval narrow(const DeviceIndex& ix, Interval within, Pattern p, std::uint32_t depth) {
-  std::uint32_t lo = insertion_row(ix, within, p, depth), hi = within.hi;
-  const std::uint32_t first = lo;
-  while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (compare_suffix(ix, __ldg(ix.sa + mid), p, depth) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return {first, lo};
-}
-
-__device__ long prefix_code(const DeviceIndex& ix, Pattern p) {
-  if (p.length < ix.prefix_letters) return -1;
-  long code = 0;
-  for (unsigned i = 0; i < ix.prefix_letters; ++i) {
-    const int c = index::base_code(static_cast<char>(p.letters[i]));
-    if (c < 0) return -1;
-    code = code * 4 + c;
-  }
-  return code;
+// SeedFinder::common_prefix: letters of `p` from `from` on that equal the text from text_pos on.
+__device__ unsigned text_prefix(const DeviceIndex& ix, Pattern p, unsigned long long text_pos, unsigned from) {
+  const auto limit = static_cast<unsigned>(min(static_cast<unsigned long long>(p.length), ix.length - text_pos));
+  if (from >= limit) return from;
+  return from + common_prefix(p.letters + from, ix.text + text_pos + from, limit - from, false);
 }
 
 // SeedFinder::longest_match: the longest prefix of p found at least `copies` times, given the rows
 // of its first `depth` letters.
-__device__ Match longest_match(const DeviceIndex& ix, Pattern p, Interval rows, std::uint32_t depth,
-                               std::uint32_t copies) {
-  std::uint32_t lo = rows.lo, hi = rows.hi;
-  if (rows.size() > kDirectRows) {
-    const std::uint32_t at = insertion_row(ix, rows, p, depth);
-    lo = at - min(at - rows.lo, copies);
-    hi = min(rows.hi, at + copies);
+__device__ Match longest_match(const DeviceIndex& ix, Pattern p, uint2 rows, unsigned depth, unsigned copies) {
+  unsigned lo = rows.x, hi = rows.y;
+  if (rows_in(rows) > kDirectRows) {
+    const unsigned at = insertion_row(ix, rows, p.letters, p.length, depth);
+    lo = at - min(at - rows.x, copies);
+    hi = min(rows.y, at + copies);
   }
-  std::uint32_t shared[kDirectRows];
-  for (std::uint32_t r = lo; r < hi; ++r) shared[r - lo] = common_prefix(ix, p, __ldg(ix.sa + r), depth);
-  std::uint32_t best = 0, best_start = lo;
-  for (std::uint32_t start = lo; start + copies <= hi; ++start) {
-    std::uint32_t shortest = shared[start - lo];
-    for (std::uint32_t k = 1; k < copies; ++k) shortest = min(shortest, shared[start - lo + k]);
+  unsigned shared[kDirectRows];
+  for (unsigned r = lo; r < hi; ++r) shared[r - lo] = text_prefix(ix, p, sa_at(ix, r), depth);
+  unsigned best = 0, best_start = lo;
+  for (unsigned start = lo; start + copies <= hi; ++start) {
+    unsigned shortest = shared[start - lo];
+    for (unsigned k = 1; k < copies; ++k) shortest = min(shortest, shared[start - lo + k]);
     if (shortest > best) best = shortest, best_start = start;
   }
   if (best < max(depth, 1u)) return {};
   if (best == depth) return {best, rows};
-  if (lo != rows.lo || hi != rows.hi) return {best, narrow(ix, rows, {p.letters, best}, depth)};
-  std::uint32_t first = best_start, last = best_start + copies;
+  if (lo != rows.x || hi != rows.y) return {best, narrow(ix, rows, p.letters, best, depth)};
+  unsigned first = best_start, last = best_start + copies;
   while (first > lo && shared[first - 1 - lo] >= best) --first;
   while (last < hi && shared[last - lo] >= best) ++last;
-  return {best, {first, last}};
+  return {best, make_uint2(first, last)};
 }
 
 // The rows a search starts from (SeedFinder::read_rows): the prefix's bucket, the whole suffix
 // array where the prefix has too few copies but a match may be shorter than it, or none.
-__device__ Interval start_rows(const DeviceIndex& ix, Pattern rest, std::uint32_t copies, std::uint32_t min_seed,
-                               std::uint32_t& depth) {
+__device__ uint2 start_rows(const DeviceIndex& ix, Pattern rest, unsigned copies, unsigned min_seed, unsigned& depth) {
   depth = 0;
-  const long code = prefix_code(ix, rest);
+  const long long code = prefix_code(ix, rest.letters, rest.length);
   if (code >= 0) {
-    const uint2 b = ix.buckets[code];
-    const Interval bucket{b.x, b.y};
-    if (bucket.size() >= copies) {
+    const uint2 bucket = __ldg(ix.buckets + code);
+    if (rows_in(bucket) >= copies) {
       depth = ix.prefix_letters;
       return bucket;
     }
-    if (min_seed >= ix.prefix_letters) return {};
+    if (min_seed >= ix.prefix_letters) return make_uint2(0, 0);
   }
-  return {0, ix.rows};
+  return make_uint2(ix.row_lo, ix.row_hi);
 }
 
 __global__ void __launch_bounds__(kThreadsPerBlock)
@@ -159,13 +100,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       reseed_copies = 0;
       bool more = false;
       while (next < length) {
-        if (!is_base(pattern.letters[next])) {
+        if (base_code(pattern.letters[next]) < 0) {
           ++next;
           continue;
         }
         if (run_end <= next) {
           run_end = next;
-          while (run_end < length && is_base(pattern.letters[run_end])) ++run_end;
+          while (run_end < length && base_code(pattern.letters[run_end]) >= 0) ++run_end;
         }
         if (next + min_seed <= run_end) {
           start = next;
@@ -178,17 +119,17 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     }
     const Pattern rest{pattern.letters + start, run_end - start};
     std::uint32_t depth = 0;
-    const Interval rows = start_rows(ix, rest, copies, min_seed, depth);
-    const Match match = rows.empty() ? Match{} : longest_match(ix, rest, rows, depth, copies);
+    const uint2 rows = start_rows(ix, rest, copies, min_seed, depth);
+    const Match match = rows_in(rows) == 0 ? Match{} : longest_match(ix, rest, rows, depth, copies);
     if (match.length >= min_seed) {
-      if (count < capacity) found[count] = {start, match.length, match.rows.lo, match.rows.hi};
+      if (count < capacity) found[count] = {start, match.length, match.rows.x, match.rows.y};
       ++count;
     }
     if (reseeding) continue;
-    if (match.length >= params.reseed_length && match.rows.size() <= kReseedMaxCopies) {
+    if (match.length >= params.reseed_length && rows_in(match.rows) <= kReseedMaxCopies) {
       reseed_at = start;
       reseed_last = start + match.length - min_seed;
-      reseed_copies = match.rows.size() + 1;
+      reseed_copies = rows_in(match.rows) + 1;
     }
     next = start + match.length + 1;
   }
@@ -252,7 +193,7 @@ class GpuSeedSearcher final : public SeedGpuSearcher {
       at += patterns[q].size();
       out_at_[q + 1] = out_at_[q] + most_matches(places_[q].y, std::max(1u, params_.min_seed));
     }
-    letters_dev_.reserve(std::max<std::size_t>(letters, 1));
+    letters_dev_.reserve(letters + kLetterPadding);
     patterns_dev_.reserve(places_.size());
     out_at_dev_.reserve(out_at_.size());
     out_dev_.reserve(out_at_.back());
@@ -288,16 +229,16 @@ class GpuSeedKernel final : public SeedGpuKernel {
   GpuSeedKernel(int device, const index::SuffixIndex& index, SeedSearchParams params)
       : device_(current_device(device)), params_(params) {
     const std::string_view text = index.text();
-    text_.reserve(text.size() + 16);  // padding: a comparison may read a few letters past the end
-    check(cudaMemset(text_.ptr, 0, text.size() + 16), "cudaMemset");
+    text_.reserve(text.size() + kLetterPadding);
     check(cudaMemcpy(text_.ptr, text.data(), text.size(), cudaMemcpyHostToDevice), "upload");
+    check(cudaMemset(text_.ptr + text.size(), 0, kLetterPadding), "cudaMemset");
     const auto sa = index.suffix_array();
     sa_.upload(sa.data(), sa.size());
     const auto buckets = index.buckets();
     std::vector<uint2> packed(buckets.size());
     for (std::size_t b = 0; b < buckets.size(); ++b) packed[b] = {buckets[b].lo, buckets[b].hi};
     buckets_.upload(packed);
-    index_ = {text_.ptr, text.size(), sa_.ptr, static_cast<std::uint32_t>(sa.size()), buckets_.ptr,
+    index_ = {text_.ptr, text.size(), sa_.ptr, 0, static_cast<unsigned>(sa.size()), buckets_.ptr,
               index.prefix_letters()};
   }
 
