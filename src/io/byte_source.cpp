@@ -59,21 +59,23 @@ class FileBytes {
 };
 
 // Fills a buffer with the input's bytes as they are or decoded; fewer than asked only at the end.
+// `produced` counts the bytes written as they are, so that those before a failure are kept (the
+// error then names the line where the good data end).
 class Decoder {
  public:
   virtual ~Decoder() = default;
-  virtual std::size_t fill(char* out, std::size_t n) = 0;
+  virtual void fill(char* out, std::size_t n, std::size_t& produced) = 0;
 };
 
 // The bytes already read to tell gzip from plain text, then the rest of the file.
 class PlainDecoder final : public Decoder {
  public:
   PlainDecoder(std::unique_ptr<FileBytes> file, std::string head) : file_(std::move(file)), head_(std::move(head)) {}
-  std::size_t fill(char* out, std::size_t n) override {
-    const std::size_t from_head = std::min(n, head_.size() - head_used_);
-    std::memcpy(out, head_.data() + head_used_, from_head);
-    head_used_ += from_head;
-    return from_head + file_->read(out + from_head, n - from_head);
+  void fill(char* out, std::size_t n, std::size_t& produced) override {
+    produced = std::min(n, head_.size() - head_used_);
+    std::memcpy(out, head_.data() + head_used_, produced);
+    head_used_ += produced;
+    produced += file_->read(out + produced, n - produced);
   }
 
  private:
@@ -106,8 +108,8 @@ class GzipDecoder final : public Decoder {
     start_member();
   }
 
-  std::size_t fill(char* out, std::size_t n) override {
-    std::size_t produced = 0;
+  void fill(char* out, std::size_t n, std::size_t& produced) override {
+    produced = 0;
     while (produced < n) {
       if (member_done_ && !next_member()) break;
       if (in_begin_ == in_end_ && !file_->ended()) refill();
@@ -126,7 +128,6 @@ class GzipDecoder final : public Decoder {
         throw ByteSource::Error("truncated gzip data (unexpected end of file)");
       }
     }
-    return produced;
   }
 
  private:
@@ -217,20 +218,19 @@ struct ByteSourceShared {
       std::exception_ptr failure;
       try {
         buffer.resize(block);
-        got = decoder->fill(buffer.data(), block);
-        buffer.resize(got);
+        decoder->fill(buffer.data(), block, got);
       } catch (...) {
-        failure = std::current_exception();
+        failure = std::current_exception();  // after the `got` bytes before it
       }
+      buffer.resize(got);
       std::lock_guard lock(mutex);
+      if (got > 0) ready.push_back(std::move(buffer));
       if (failure || got == 0) {
         error = failure;
         ended = true;
-        changed.notify_all();
-        return;
       }
-      ready.push_back(std::move(buffer));
       changed.notify_all();
+      if (ended) return;
     }
   }
 };

@@ -118,3 +118,16 @@ TEST(ByteSource, StopsEarlyWithoutReadingToTheEnd) {
   ByteSource source(path, 1000);
   EXPECT_EQ(source.next().size(), 1000u);  // the destructor stops the decoding thread mid-file
 }
+
+TEST(ByteSource, BytesBeforeAnErrorComeFirst) {
+  const std::string text = some_text(3000, 6);
+  const std::string path = write_file("then_garbage.gz", gzip_member(text) + "not gzip");
+  ByteSource source(path, 1 << 20);
+  std::string got;
+  try {
+    for (std::string_view block = source.next(); !block.empty(); block = source.next()) got.append(block);
+    ADD_FAILURE() << "no error for the trailing text";
+  } catch (const ByteSource::Error&) {
+    EXPECT_EQ(got, text);  // the reader's error names the line where the good data end
+  }
+}
