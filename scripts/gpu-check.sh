@@ -4,12 +4,14 @@
 # usage: scripts/gpu-check.sh [BUILD_DIR]   (run from anywhere; needs cmake, g++, nvcc, zlib, fmt, CLI11, gtest)
 # SECTIONS (default "papara papara-e2e search") picks the parts to run (papara: GPU tests, goldens
 # and benchmarks; papara-e2e: hyalign papara end to end on every device; search; mem: the mem GPU
-# tests and bench/mem_gpu.sh). REPLICATE (20),
+# tests and bench/mem_gpu.sh; map: the map GPU tests and bench/map_gpu.sh with MAP_BASES, MAP_PAIRS
+# and MAP_DEVICES). REPLICATE (20),
 # PROTEIN_COPIES (34000: 1e12 cells) and ROUNDS (3) size the end-to-end runs. parasail (the test oracle),
 # the xxHash header, ISA-L and htslib are taken from .deps/*.deb when present, since the GPU machine has
 # no package registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
 # libparasail8 libxxhash-dev libdivsufsort-dev libdivsufsort3 libisal-dev libisal2 libhts-dev libhts3
-# libhtscodecs2 libdeflate-dev libdeflate0 liblzma-dev minimap2)` where apt works, and carry .deps.
+# libhtscodecs2 libdeflate-dev libdeflate0 liblzma-dev minimap2 dwgsim samtools time)` where apt works, and
+# carry .deps; the programs among them are put first on PATH.
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
@@ -29,14 +31,17 @@ prefix=()
 if compgen -G ".deps/*.deb" >/dev/null; then
   for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
   prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr)
-  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} PATH=/tmp/deps/usr/bin:$PATH
   export PKG_CONFIG_SYSROOT_DIR=/tmp/deps PKG_CONFIG_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu/pkgconfig
 fi
 
 log "build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON "${prefix[@]}" >/dev/null || exit 1
-cmake --build "$build" -j"$jobs" --target hyalign hyalign_tests hyalign_bench_papara hyalign_bench_sw_gpu \
-  hyalign_make_genome hyalign_make_reads 2>&1 |
+targets=(hyalign hyalign_tests hyalign_make_genome hyalign_make_reads)
+want papara && targets+=(hyalign_bench_papara)
+want search && targets+=(hyalign_bench_sw_gpu)
+want map && targets+=(hyalign_map_eval)
+cmake --build "$build" -j"$jobs" --target "${targets[@]}" 2>&1 |
   grep -E 'error|warning: .*(papara|sw)' ; [ -x "$build/hyalign" ] || { echo "build failed"; exit 1; }
 cuobjdump -sass "$build/src/CMakeFiles/hyalign_kernels.dir/kernels/cuda/sw_cuda.cu.o" >"$out/sw_cuda.sass" 2>&1
 
@@ -122,6 +127,17 @@ if want mem; then
   WORK=/tmp/memgpu bench/mem_gpu.sh "$build" "${MEM_BASES:-100000000}" "${MEM_READS:-10000000}" "${MEM_ROUNDS:-1}" |
     tee "$out/mem_gpu.txt"
   grep -q DIFFERENT "$out/mem_gpu.txt" && result[mem_same]=NO || result[mem_same]=yes
+fi
+
+if want map; then
+  log "map GPU unit tests (GPU seeds == CPU seeds, GPU records == CPU records, fallbacks)"
+  "$build/tests/hyalign_tests" --gtest_filter='SeedGpu*:MapRun*:MapSteps*:ExtendGpu*:ExtendFallback*' 2>&1 |
+    grep -E '^\[  (PASSED|FAILED|SKIPPED|     OK) |tests? ran|Failure|Expected|Which'
+  result[map_unit]=${PIPESTATUS[0]}
+  log "map end to end on every device against minimap2 (MAP_BASES, MAP_PAIRS, MAP_DEVICES)"
+  WORK="$build/mapgpu" DEVICES="${MAP_DEVICES:-cpu gpu all}" bench/map_gpu.sh "$build" "${MAP_BASES:-100000000}" \
+    "${MAP_PAIRS:-10000000}" | tee "$out/map_gpu.txt"
+  grep -q DIFFERENT "$out/map_gpu.txt" && result[map_same]=NO || result[map_same]=yes
 fi
 
 log "summary"

@@ -78,9 +78,10 @@ Chain make_chain(std::vector<SeedHit>& hits, std::size_t first, std::size_t last
 
 std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
                                std::uint32_t read_length, const MapParams& params) {
+  // A total order: the chains do not depend on the order the seed search (CPU or GPU) found hits in.
   std::sort(hits.begin(), hits.end(), [](const SeedHit& a, const SeedHit& b) {
-    return std::make_tuple(a.reverse, a.diagonal(), a.query_begin) <
-           std::make_tuple(b.reverse, b.diagonal(), b.query_begin);
+    return std::make_tuple(a.reverse, a.diagonal(), a.query_begin, a.length) <
+           std::make_tuple(b.reverse, b.diagonal(), b.query_begin, b.length);
   });
   const std::int64_t max_step = params.band_margin, max_spread = std::max<std::int64_t>(read_length, max_step);
   // Chains still open to hits on later diagonals, each as the hits it holds.

@@ -51,20 +51,23 @@ std::uint64_t name_hash(std::string_view name) {
 EndMapper::EndMapper(const index::SuffixIndex& index, const MapParams& params)
     : index_(index), params_(params), seeds_(index, params) {}
 
-void EndMapper::add_tasks(std::span<const EndLetters> ends, LocusAligner& aligner, std::span<EndTasks> tasks) const {
-  std::vector<std::vector<SeedHit>> hits(ends.size());
+void EndMapper::add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder, LocusAligner& aligner,
+                          std::span<EndTasks> tasks) const {
+  std::vector<std::vector<SeedHit>> hits(2 * ends.size());  // each end's forward strand, then its reverse
   std::vector<SeedQuery> queries;
   queries.reserve(2 * ends.size());
   for (std::size_t e = 0; e < ends.size(); ++e) {
     tasks[e] = {};
     for (int strand = 0; strand < 2; ++strand)
-      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[e], &tasks[e].repetitive});
+      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[2 * e + strand], &tasks[e].repetitive});
   }
-  seeds_.find(queries);
+  seeder.find(queries);
   for (std::size_t e = 0; e < ends.size(); ++e) {
     const EndLetters& letters = ends[e];
     EndTasks& t = tasks[e];
-    for (const Chain& chain : chain_seeds(hits[e], index_.reference(), letters.length(), params_)) {
+    std::vector<SeedHit>& end_hits = hits[2 * e];
+    end_hits.insert(end_hits.end(), hits[2 * e + 1].begin(), hits[2 * e + 1].end());
+    for (const Chain& chain : chain_seeds(end_hits, index_.reference(), letters.length(), params_)) {
       if (matches_whole_read(chain, letters.length())) {
         t.exact.push_back(exact_placement(chain, letters.length(), params_.scoring));
         continue;

@@ -48,8 +48,10 @@ struct EndTasks {
 class EndMapper {
  public:
   EndMapper(const index::SuffixIndex& index, const MapParams& params);
-  // Seeds and chains of each end (seeded together), each chain queued on `aligner`.
-  void add_tasks(std::span<const EndLetters> ends, LocusAligner& aligner, std::span<EndTasks> tasks) const;
+  // Seeds (by `seeder`, all ends at once) and chains of each end, each chain queued on `aligner`.
+  void add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder, LocusAligner& aligner,
+                 std::span<EndTasks> tasks) const;
+  const SeedFinder& seed_finder() const { return seeds_; }
   // After aligner.score_all(): the end's placements, chosen and traced. `tie_seed` fixes the order
   // of equal placements.
   void collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters, std::uint64_t tie_seed,

@@ -17,6 +17,7 @@
 #include "index/index_file.hpp"
 #include "io/sam_writer.hpp"
 #include "kernels/cuda/extend_cuda.hpp"
+#include "kernels/cuda/seed_cuda.hpp"
 #include "map/end_mapping.hpp"
 #include "map/pairing.hpp"
 #include "map/read_input.hpp"
@@ -37,12 +38,25 @@ std::size_t chunk_fragments(std::size_t fragments, unsigned threads, std::size_t
   return std::clamp(fragments / (4 * std::max(1u, threads)), least, std::max(least, most));
 }
 
-// Where the alignments are scored: the CPU kernel, and the GPUs when the run uses them (each worker
-// then hands its chunks to one, falling back to the CPU kernel if it fails).
-struct ExtendDevices {
+// Where reads are seeded and their alignments scored: on the CPU, and on the GPUs when the run uses
+// them (each worker then hands its chunks to one, falling back to the CPU if it fails).
+struct MapDevices {
   std::unique_ptr<kernels::ExtendKernel> cpu;
   std::vector<std::unique_ptr<kernels::ExtendKernel>> gpus;
+  std::vector<std::unique_ptr<kernels::cuda::SeedGpuKernel>> seed_gpus;  // one per GPU, the index on it
   std::string description;  // for the log
+
+  std::unique_ptr<StrandSeeder> make_seeder(unsigned worker, const SeedFinder& cpu_finder, const index::SuffixIndex& index,
+                                            const MapParams& params) const {
+    if (seed_gpus.empty()) return make_cpu_seeder(cpu_finder);
+    std::shared_ptr<kernels::cuda::SeedGpuSearcher> searcher = seed_gpus[worker % seed_gpus.size()]->make_searcher();
+    return make_gpu_seeder(
+        [searcher](std::span<const std::string_view> patterns, std::vector<kernels::SeedMatch>& matches,
+                   std::vector<std::uint32_t>& ends) { searcher->find(patterns, matches, ends); },
+        cpu_finder, index, params, [](const std::string& error) {
+          log_info("notice: a GPU failed ({}); this worker seeds on the CPU from now on, its chunk again", error);
+        });
+  }
 
   std::unique_ptr<kernels::ExtendScorer> make_scorer(unsigned worker) const {
     if (gpus.empty()) return cpu->make_scorer();
@@ -66,8 +80,8 @@ engine::DeviceChoice extend_device(engine::DeviceChoice choice) {
   return choice == engine::DeviceChoice::automatic ? engine::DeviceChoice::cpu : choice;
 }
 
-ExtendDevices choose_extend_devices(const MapOptions& options) {
-  ExtendDevices d;
+MapDevices choose_devices(const MapOptions& options, const index::SuffixIndex& index) {
+  MapDevices d;
   d.cpu = kernels::make_extend_cpu_kernel(options.kernel, options.params.scoring);
   const engine::GpuSelection selection = engine::select_gpus(
       extend_device(options.device), kernels::cuda::extend_gpu_unsupported_reason(options.params.scoring));
@@ -75,11 +89,12 @@ ExtendDevices choose_extend_devices(const MapOptions& options) {
   std::vector<std::string> names;
   for (const engine::GpuInfo& gpu : selection.gpus) {
     d.gpus.push_back(kernels::cuda::make_extend_gpu_kernel(gpu.index, options.params.scoring));
+    d.seed_gpus.push_back(kernels::cuda::make_seed_gpu_kernel(gpu.index, index, seed_search_params(options.params)));
     names.push_back(engine::use_gpu(gpu.index));
   }
   d.description = d.gpus.empty() ? fmt::format("{} kernel", d.cpu->name())
-                                 : fmt::format("alignments on {} (CPU kernel {} if a GPU fails)", fmt::join(names, ", "),
-                                               d.cpu->name());
+                                 : fmt::format("seeds and alignments on {} (the CPU, kernel {}, if a GPU fails)",
+                                               fmt::join(names, ", "), d.cpu->name());
   return d;
 }
 
@@ -137,6 +152,7 @@ struct StepSeconds {
 
 // One worker's tools.
 struct Worker {
+  std::unique_ptr<StrandSeeder> seeder;
   std::unique_ptr<kernels::ExtendScorer> scorer;
   std::unique_ptr<LocusAligner> aligner;
   std::vector<bam1_t*> records;
@@ -162,7 +178,7 @@ struct ChunkOutput {
 
 class BatchMapper {
  public:
-  BatchMapper(const index::SuffixIndex& index, const MapOptions& options, const ExtendDevices& devices,
+  BatchMapper(const index::SuffixIndex& index, const MapOptions& options, const MapDevices& devices,
               const sam_hdr_t* header, bool binary, std::string read_group_id)
       : index_(index), options_(options), params_(options.params), end_mapper_(index, params_),
         records_(index.reference(), {read_group_id, params_.all_alignments, params_.mark_secondary,
@@ -172,6 +188,7 @@ class BatchMapper {
         workers_(map_threads_), most_chunk_fragments_(devices.gpus.empty() ? kChunkFragments : kGpuChunkFragments) {
     for (unsigned k = 0; k < workers_.size(); ++k) {
       Worker& w = workers_[k];
+      w.seeder = devices.make_seeder(k, end_mapper_.seed_finder(), index, params_);
       w.scorer = devices.make_scorer(k);
       w.aligner = std::make_unique<LocusAligner>(index, params_.scoring, *w.scorer);
     }
@@ -208,7 +225,7 @@ class BatchMapper {
     std::vector<EndTasks> tasks(last - first);
     w.aligner->clear();
     for (std::size_t r = first; r < last; ++r) letters_[r].assign(batch.reads[r].letters);
-    end_mapper_.add_tasks({letters_.data() + first, last - first}, *w.aligner, tasks);
+    end_mapper_.add_tasks({letters_.data() + first, last - first}, *w.seeder, *w.aligner, tasks);
     w.aligner->score_all();
     for (std::size_t r = first; r < last; ++r)
       end_mapper_.collect(tasks[r - first], *w.aligner, letters_[r], name_hash(batch.reads[r].name), results_[r]);
@@ -375,7 +392,7 @@ void run_map(const MapOptions& options) {
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
   check_reference(index.reference(), options.reference);
   if (gpus_found.valid()) gpus_found.get();
-  const ExtendDevices devices = choose_extend_devices(options);
+  const MapDevices devices = choose_devices(options, index);
   const auto [read_group, read_group_id] = read_group_line(options.read_group);
   ReadInput input(options.reads1, options.reads2, options.interleaved);
   SamWriter writer(options.out, sam_header(index.reference(), read_group, options.command_line), options.threads,
@@ -388,11 +405,15 @@ void run_map(const MapOptions& options) {
   log_info("map: wall seconds: seeds and alignment {:.2f}, insert sizes {:.2f}, mate rescue and records {:.2f}, "
            "waiting for reads {:.2f}, waiting for output {:.2f}",
            s.ends, s.insert_sizes, s.finish, s.input_wait, s.output_wait);
-  for (std::size_t g = 0; g < devices.gpus.size(); ++g)
-    log_info("map: GPU {} ran kernels {:.2f} s, {:.0f} % of the seeding and alignment steps' wall time", g,
-             devices.gpus[g]->device_seconds(), s.ends > 0 ? 100 * devices.gpus[g]->device_seconds() / s.ends : 0.0);
+  const double wall = clock.lap();
+  for (std::size_t g = 0; g < devices.gpus.size(); ++g) {
+    const double seeding = devices.seed_gpus[g]->device_seconds(), aligning = devices.gpus[g]->device_seconds();
+    // Summed over the workers' streams, which may overlap: an upper bound of the time the GPU was busy.
+    log_info("map: GPU {} kernels: seeds {:.2f} s, alignments {:.2f} s; {:.0f} % of the run's wall time", g, seeding,
+             aligning, wall > 0 ? 100 * (seeding + aligning) / wall : 0.0);
+  }
   log_info("map: {} reads, {} mapped ({:.2f} %), {} proper pairs; {:.2f} s, peak memory {:.0f} MiB", totals.reads,
-           totals.mapped, totals.reads ? 100.0 * totals.mapped / totals.reads : 0.0, totals.proper_pairs, clock.lap(),
+           totals.mapped, totals.reads ? 100.0 * totals.mapped / totals.reads : 0.0, totals.proper_pairs, wall,
            peak_memory_mib());
 }
 

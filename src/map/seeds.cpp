@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <exception>
 
 #include "kernels/seed_search.hpp"
 
@@ -17,9 +18,8 @@ bool is_base(char c) { return index::base_code(c) >= 0; }
 }  // namespace
 
 SeedFinder::SeedFinder(const index::SuffixIndex& index, const MapParams& params)
-    : index_(index), min_seed_(std::max(1u, params.min_seed)),
-      reseed_length_(static_cast<std::uint32_t>(params.min_seed * params.reseed_factor + 0.5)),
-      max_occurrences_(params.max_occurrences) {}
+    : index_(index), min_seed_(seed_search_params(params).min_seed),
+      reseed_length_(seed_search_params(params).reseed_length), max_occurrences_(params.max_occurrences) {}
 
 std::uint32_t SeedFinder::common_prefix(std::string_view pattern, std::uint32_t text_pos, std::uint32_t from) const {
   const std::string_view text = index_.text();
@@ -185,6 +185,82 @@ void SeedFinder::add_hits(const Match& match, std::uint32_t query_begin, bool re
   if (match.rows.size() > max_occurrences_) return;  // too repetitive to place a read by
   const auto& sa = index_.suffix_array();
   for (std::uint32_t r = match.rows.lo; r < match.rows.hi; ++r) hits.push_back({sa[r], query_begin, match.length, reverse});
+}
+
+kernels::SeedSearchParams seed_search_params(const MapParams& params) {
+  return {std::max(1u, params.min_seed), static_cast<std::uint32_t>(params.min_seed * params.reseed_factor + 0.5)};
+}
+
+namespace {
+
+class CpuSeeder final : public StrandSeeder {
+ public:
+  explicit CpuSeeder(const SeedFinder& finder) : finder_(finder) {}
+  void find(std::span<const SeedQuery> queries) override { finder_.find(queries); }
+
+ private:
+  const SeedFinder& finder_;
+};
+
+class GpuSeeder final : public StrandSeeder {
+ public:
+  GpuSeeder(GpuSeedSearch search, const SeedFinder& backup, const index::SuffixIndex& index, const MapParams& params,
+            std::function<void(const std::string&)> on_failure)
+      : search_(std::move(search)), backup_(backup), sa_(index.suffix_array()),
+        max_occurrences_(params.max_occurrences), on_failure_(std::move(on_failure)) {}
+
+  void find(std::span<const SeedQuery> queries) override {
+    if (search_ && search_on_gpu(queries)) return;
+    backup_.find(queries);
+  }
+
+ private:
+  // False when the GPU failed (it is then left for good); the hits are added only after a whole call.
+  bool search_on_gpu(std::span<const SeedQuery> queries) {
+    patterns_.clear();
+    for (const SeedQuery& q : queries) patterns_.push_back(q.pattern);
+    try {
+      search_(patterns_, matches_, ends_);
+    } catch (const std::exception& e) {
+      search_ = nullptr;
+      if (on_failure_) on_failure_(e.what());
+      return false;
+    }
+    for (std::size_t q = 0; q < queries.size(); ++q) add_hits(queries[q], q == 0 ? 0 : ends_[q - 1], ends_[q]);
+    return true;
+  }
+
+  // SeedFinder::finish_search's hits and flag for matches [first, last).
+  void add_hits(const SeedQuery& query, std::uint32_t first, std::uint32_t last) const {
+    for (std::uint32_t m = first; m < last; ++m) {
+      const kernels::SeedMatch& match = matches_[m];
+      if (match.hi - match.lo > max_occurrences_) {
+        if (query.repetitive != nullptr) *query.repetitive = true;
+        continue;
+      }
+      for (std::uint32_t r = match.lo; r < match.hi; ++r)
+        query.hits->push_back({sa_[r], match.begin, match.length, query.reverse});
+    }
+  }
+
+  GpuSeedSearch search_;
+  const SeedFinder& backup_;
+  std::span<const std::uint32_t> sa_;
+  std::uint32_t max_occurrences_;
+  std::function<void(const std::string&)> on_failure_;
+  std::vector<std::string_view> patterns_;
+  std::vector<kernels::SeedMatch> matches_;
+  std::vector<std::uint32_t> ends_;
+};
+
+}  // namespace
+
+std::unique_ptr<StrandSeeder> make_cpu_seeder(const SeedFinder& finder) { return std::make_unique<CpuSeeder>(finder); }
+
+std::unique_ptr<StrandSeeder> make_gpu_seeder(GpuSeedSearch search, const SeedFinder& backup,
+                                              const index::SuffixIndex& index, const MapParams& params,
+                                              std::function<void(const std::string&)> on_failure) {
+  return std::make_unique<GpuSeeder>(std::move(search), backup, index, params, std::move(on_failure));
 }
 
 }  // namespace hyalign::map

@@ -5,11 +5,14 @@
 // copies is searched again from inside for shorter matches with more copies: the near-copies of a
 // repeat, which decide how sure a placement is.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "index/suffix_index.hpp"
+#include "kernels/seed_search.hpp"
 #include "map/map.hpp"
 
 namespace hyalign::map {
@@ -59,5 +62,27 @@ class SeedFinder {
   const index::SuffixIndex& index_;
   std::uint32_t min_seed_, reseed_length_, max_occurrences_;
 };
+
+// The seed search's parameters as a device kernel takes them.
+kernels::SeedSearchParams seed_search_params(const MapParams& params);
+
+// Seeds a worker's strands, on the CPU or on a GPU: the same hits in the same order (each strand's
+// in the order its search meets them) and the same repetitive flags.
+class StrandSeeder {
+ public:
+  virtual ~StrandSeeder() = default;
+  virtual void find(std::span<const SeedQuery> queries) = 0;
+};
+
+// A GPU's search, one call per find(): (patterns, matches, ends) as kernels::cuda::SeedGpuSearcher.
+using GpuSeedSearch = std::function<void(std::span<const std::string_view>, std::vector<kernels::SeedMatch>&,
+                                         std::vector<std::uint32_t>&)>;
+
+std::unique_ptr<StrandSeeder> make_cpu_seeder(const SeedFinder& finder);
+// Searches on the GPU and, once a call fails, on the CPU from then on (that call's strands again),
+// telling `on_failure` why.
+std::unique_ptr<StrandSeeder> make_gpu_seeder(GpuSeedSearch search, const SeedFinder& backup,
+                                              const index::SuffixIndex& index, const MapParams& params,
+                                              std::function<void(const std::string&)> on_failure);
 
 }  // namespace hyalign::map

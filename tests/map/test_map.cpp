@@ -3,9 +3,11 @@
 // and whole runs place simulated reads, the same at any thread count.
 #include <algorithm>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -126,6 +128,133 @@ TEST_F(MapSteps, LockstepSeedingEqualsOneQueryAtATime) {
     for (std::size_t i = 0; i < half; ++i) a.push_back(key(together[k][i]));
     for (std::size_t i = half; i < 2 * half; ++i) b.push_back(key(together[k][i]));
     EXPECT_EQ(a, b);
+  }
+}
+
+// What a GPU search returns for `reads`: each match of the CPU search with its suffix-array rows,
+// found by scanning the suffix array (every copy kept: the finder lets no seed drop).
+std::vector<std::vector<kernels::SeedMatch>> matches_of(const index::SuffixIndex& index, MapParams params,
+                                                        const std::vector<std::string>& reads) {
+  params.max_occurrences = 1u << 30;
+  const SeedFinder finder(index, params);
+  const std::string& text = index.reference().text;
+  const auto sa = index.suffix_array();
+  std::vector<std::vector<kernels::SeedMatch>> out(reads.size());
+  for (std::size_t k = 0; k < reads.size(); ++k) {
+    std::vector<SeedHit> hits;
+    const SeedQuery query{reads[k], false, &hits};
+    finder.find({&query, 1});
+    for (std::size_t h = 0; h < hits.size();) {
+      const std::string seed = reads[k].substr(hits[h].query_begin, hits[h].length);
+      kernels::SeedMatch m{hits[h].query_begin, hits[h].length, 0, 0};
+      std::uint32_t r = 0;
+      while (text.compare(sa[r], seed.size(), seed) != 0) ++r;
+      m.lo = r;
+      while (r < sa.size() && text.compare(sa[r], seed.size(), seed) == 0) ++r;
+      m.hi = r;
+      out[k].push_back(m);
+      h += m.hi - m.lo;
+    }
+  }
+  return out;
+}
+
+struct SeededReads {
+  std::vector<std::vector<SeedHit>> hits;
+  std::vector<char> repetitive;
+};
+
+SeededReads seed_with(StrandSeeder& seeder, const std::vector<std::string>& reads, bool reverse) {
+  SeededReads out{std::vector<std::vector<SeedHit>>(reads.size()), std::vector<char>(reads.size(), 0)};
+  std::unique_ptr<bool[]> repetitive(new bool[reads.size()]());
+  std::vector<SeedQuery> queries;
+  for (std::size_t k = 0; k < reads.size(); ++k) queries.push_back({reads[k], reverse, &out.hits[k], &repetitive[k]});
+  seeder.find(queries);
+  for (std::size_t k = 0; k < reads.size(); ++k) out.repetitive[k] = repetitive[k];
+  return out;
+}
+
+void expect_same_seeds(const SeededReads& a, const SeededReads& b) {
+  auto key = [](const SeedHit& h) { return std::tuple(h.text_pos, h.query_begin, h.length, h.reverse); };
+  ASSERT_EQ(a.hits.size(), b.hits.size());
+  for (std::size_t k = 0; k < a.hits.size(); ++k) {
+    ASSERT_EQ(a.hits[k].size(), b.hits[k].size()) << "read " << k;
+    for (std::size_t h = 0; h < a.hits[k].size(); ++h) EXPECT_EQ(key(a.hits[k][h]), key(b.hits[k][h])) << "read " << k;
+  }
+  EXPECT_EQ(a.repetitive, b.repetitive);
+}
+
+// The host side of GPU seeding: a search's matches become the CPU search's hits, in its order,
+// with seeds of more than -c copies left out and flagged.
+TEST_F(MapSteps, GpuSeederTurnsMatchesIntoTheCpuSearchsHits) {
+  std::vector<std::string> reads;
+  for (int k = 0; k < 80; ++k) reads.push_back(sample_read(60 + rng() % 200, 0.02));
+  reads.push_back(std::string(10, 'a') + std::string(60, 'N') + reads[0].substr(0, 40));  // N runs
+  params.min_seed = 12;
+  params.max_occurrences = 3;  // the repeat's element has 4 copies
+  const auto matches = matches_of(index, params, reads);
+  int calls = 0;
+  GpuSeedSearch fake = [&](std::span<const std::string_view> patterns, std::vector<kernels::SeedMatch>& out,
+                           std::vector<std::uint32_t>& ends) {
+    ++calls;
+    out.clear();
+    ends.clear();
+    for (std::size_t k = 0; k < patterns.size(); ++k) {
+      EXPECT_EQ(patterns[k], reads[k]);
+      out.insert(out.end(), matches[k].begin(), matches[k].end());
+      ends.push_back(static_cast<std::uint32_t>(out.size()));
+    }
+  };
+  const SeedFinder finder(index, params);
+  const auto gpu = make_gpu_seeder(fake, finder, index, params, nullptr);
+  const auto cpu = make_cpu_seeder(finder);
+  for (bool reverse : {false, true}) expect_same_seeds(seed_with(*gpu, reads, reverse), seed_with(*cpu, reads, reverse));
+  EXPECT_EQ(calls, 2);
+  const SeededReads seeded = seed_with(*cpu, reads, false);
+  EXPECT_TRUE(std::any_of(seeded.repetitive.begin(), seeded.repetitive.end(), [](char r) { return r != 0; }))
+      << "no read met the repeat: the test checks no flag";
+}
+
+// A failing GPU search: that call's strands and every later call are seeded on the CPU.
+TEST_F(MapSteps, GpuSeederFallsBackToTheCpuSearch) {
+  std::vector<std::string> reads;
+  for (int k = 0; k < 40; ++k) reads.push_back(sample_read(150, 0.02));
+  int calls = 0, failures = 0;
+  GpuSeedSearch failing = [&](std::span<const std::string_view>, std::vector<kernels::SeedMatch>& out,
+                              std::vector<std::uint32_t>&) {
+    ++calls;
+    out.push_back({});  // half-written output must not reach the hits
+    throw std::runtime_error("device lost");
+  };
+  const SeedFinder finder(index, params);
+  const auto gpu = make_gpu_seeder(failing, finder, index, params, [&](const std::string& why) {
+    EXPECT_EQ(why, "device lost");
+    ++failures;
+  });
+  const auto cpu = make_cpu_seeder(finder);
+  for (int round = 0; round < 2; ++round) expect_same_seeds(seed_with(*gpu, reads, false), seed_with(*cpu, reads, false));
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(failures, 1);
+}
+
+// Chains are made from the hits whatever order a device's search found them in.
+TEST_F(MapSteps, ChainsDoNotDependOnTheOrderOfHits) {
+  const SeedFinder finder(index, params);
+  for (int trial = 0; trial < 100; ++trial) {
+    const std::string read = sample_read(150, 0.03);
+    std::vector<SeedHit> hits;
+    const std::string rc = reverse_complement(read);
+    const SeedQuery queries[2] = {{read, false, &hits}, {rc, true, &hits}};
+    finder.find(queries);
+    std::vector<SeedHit> shuffled = hits;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    const auto a = chain_seeds(hits, index.reference(), 150, params);
+    const auto b = chain_seeds(shuffled, index.reference(), 150, params);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k)
+      EXPECT_TRUE(a[k].reverse == b[k].reverse && a[k].diagonal_min == b[k].diagonal_min &&
+                  a[k].diagonal_max == b[k].diagonal_max && a[k].weight == b[k].weight &&
+                  a[k].query_begin == b[k].query_begin && a[k].query_end == b[k].query_end);
   }
 }
 
