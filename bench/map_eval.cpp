@@ -5,6 +5,7 @@
 // per MAPQ threshold.
 // usage: hyalign_map_eval [-g 20] [-q 0,1,10,20,30,60] [--tsv] [--wrong FILE] IN.sam|IN.bam|-
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>

@@ -5,7 +5,8 @@
 # Prints wall time, pairs/s, peak memory, the GPU's kernel share, where hyalign's time went, whether
 # every device wrote the same records, and accuracy (dwgsim_eval's definition, bench/map_eval.cpp).
 # usage: bench/map_gpu.sh BUILD_DIR [BASES (1e8)] [PAIRS (1e7)]
-# env: DEVICES ("cpu gpu all"), THREADS (nproc), WORK (inputs are kept there and reused; default a
+# env: GENOME (a FASTA file, plain or .xz, instead of the synthetic genome; BASES is then unused),
+#      DEVICES ("cpu gpu all"), THREADS (nproc), WORK (inputs are kept there and reused; default a
 #      new temporary folder), MINIMAP2 (1; 0 skips it), EVAL (1; 0 skips the accuracy counts).
 set -euo pipefail
 build=$(realpath "$1")
@@ -20,7 +21,13 @@ seconds() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
 echo "# $(date -u +%F) $(uname -n), $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1), commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
 
 start=$EPOCHREALTIME
-[ -s genome.fa ] || "$build/bench/hyalign_make_genome" "$bases" 24 7 >genome.fa
+if [ ! -s genome.fa ]; then
+  case ${GENOME:-} in
+    "") "$build/bench/hyalign_make_genome" "$bases" 24 7 >genome.fa ;;
+    *.xz) xz -dc "$GENOME" >genome.fa ;;
+    *) cp "$GENOME" genome.fa ;;
+  esac
+fi
 [ -s genome.hymi ] || "$build/hyalign" map index -t "$threads" genome.fa -o genome.hymi 2>index.log
 if [ "${MINIMAP2:-1}" = 1 ] && [ ! -s genome.mmi ]; then minimap2 -x sr -t "$threads" -d genome.mmi genome.fa 2>/dev/null; fi
 if [ ! -s reads_1.fq.gz ]; then

@@ -4,8 +4,8 @@
 # usage: scripts/gpu-check.sh [BUILD_DIR]   (run from anywhere; needs cmake, g++, nvcc, zlib, fmt, CLI11, gtest)
 # SECTIONS (default "papara papara-e2e search") picks the parts to run (papara: GPU tests, goldens
 # and benchmarks; papara-e2e: hyalign papara end to end on every device; search; mem: the mem GPU
-# tests and bench/mem_gpu.sh; map: the map GPU tests and bench/map_gpu.sh with MAP_BASES, MAP_PAIRS
-# and MAP_DEVICES). REPLICATE (20),
+# tests and bench/mem_gpu.sh; map: the map GPU tests and bench/map_gpu.sh with MAP_BASES, MAP_PAIRS,
+# MAP_DEVICES and MAP_GENOMES). REPLICATE (20),
 # PROTEIN_COPIES (34000: 1e12 cells) and ROUNDS (3) size the end-to-end runs. parasail (the test oracle),
 # the xxHash header, ISA-L and htslib are taken from .deps/*.deb when present, since the GPU machine has
 # no package registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
@@ -135,8 +135,11 @@ if want map; then
     grep -E '^\[  (PASSED|FAILED|SKIPPED|     OK) |tests? ran|Failure|Expected|Which'
   result[map_unit]=${PIPESTATUS[0]}
   log "map end to end on every device against minimap2 (MAP_BASES, MAP_PAIRS, MAP_DEVICES)"
-  WORK="$build/mapgpu" DEVICES="${MAP_DEVICES:-cpu gpu all}" bench/map_gpu.sh "$build" "${MAP_BASES:-100000000}" \
-    "${MAP_PAIRS:-10000000}" | tee "$out/map_gpu.txt"
+  for genome in ${MAP_GENOMES:-synthetic}; do  # synthetic, or FASTA files
+    [ "$genome" = synthetic ] && genome=""
+    WORK="$build/mapgpu_$(basename "${genome:-synthetic}")" GENOME=$(realpath -q "$genome") \
+      DEVICES="${MAP_DEVICES:-cpu gpu all}" bench/map_gpu.sh "$build" "${MAP_BASES:-100000000}" "${MAP_PAIRS:-10000000}"
+  done | tee "$out/map_gpu.txt"
   grep -q DIFFERENT "$out/map_gpu.txt" && result[map_same]=NO || result[map_same]=yes
 fi
 

@@ -29,7 +29,7 @@ namespace {
 constexpr std::size_t kChunkFragments = 64;  // reads (or pairs) a worker maps with one kernel call
 constexpr std::size_t kGpuChunkFragments = 512;  // the most with a GPU: its calls cost a round trip each
 constexpr std::size_t kGpuLeastTasks = 128;  // fewer alignments in a call are scored on the CPU
-constexpr unsigned kGpuThreadsPerCore = 2;  // seeding threads per -t thread with GPUs: one seeds while one waits
+constexpr unsigned kGpuThreadsPerCore = 2;  // mapping threads per -t thread with GPUs: one works while one waits
 constexpr std::size_t kRescueChunkFragments = 1024;  // the most a worker rescues mates of and writes at once
 constexpr unsigned kThreadsPerPart = 3;  // a batch holds a part of -K read letters per this many threads
 
@@ -60,7 +60,8 @@ struct MapDevices {
 
   std::unique_ptr<kernels::ExtendScorer> make_scorer(unsigned worker) const {
     if (gpus.empty()) return cpu->make_scorer();
-    // Wide bands (mate rescue) and small batches stay on the CPU: there the GPU's round trip costs more.
+    // Bands wider than the GPU's thread groups take and small batches stay on the CPU: there the
+    // GPU's round trip costs more.
     kernels::PrimaryShare share{[](const kernels::ExtendTask& t) { return t.band_width <= kernels::cuda::kGpuGroupBand; },
                                 kGpuLeastTasks};
     return kernels::with_cpu_fallback(gpus[worker % gpus.size()]->make_scorer(), cpu->make_scorer(),
@@ -210,7 +211,7 @@ class BatchMapper {
     const std::vector<FinishChunk> finish = finish_chunks(batch);
     seconds_.insert_sizes += clock.lap();
     std::vector<ChunkOutput> out(finish.size());
-    parallel_for(finish.size(), options_.threads, [&](std::size_t c, unsigned w) {
+    parallel_for(finish.size(), map_threads_, [&](std::size_t c, unsigned w) {
       finish_chunk(batch, finish[c], workers_[w], out[c]);
     });
     seconds_.finish += clock.lap();
@@ -244,7 +245,7 @@ class BatchMapper {
   std::vector<FinishChunk> finish_chunks(const ReadBatch& batch) {
     const std::size_t ends = batch.paired ? 2 : 1;
     const std::size_t per_chunk =
-        chunk_fragments(batch.reads.size() / ends, options_.threads, kChunkFragments, kRescueChunkFragments) * ends;
+        chunk_fragments(batch.reads.size() / ends, map_threads_, kChunkFragments, kRescueChunkFragments) * ends;
     std::vector<FinishChunk> chunks;
     std::size_t part_first = 0;
     for (const std::size_t part_last : batch.part_ends) {

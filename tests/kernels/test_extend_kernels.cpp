@@ -101,8 +101,9 @@ INSTANTIATE_TEST_SUITE_P(Cpu, ExtendKernels,
                                            engine::KernelChoice::avx512),
                          [](const auto& info) { return std::string(engine::kernel_name(info.param)); });
 
-// The GPU kernel: random shapes, the band sizes where it changes how it keeps a row (48, 128), and a
-// batch as large as the mapper hands it.
+// The GPU kernel: random shapes, the band sizes where it changes how it keeps a row (each group
+// shape's widest band, and a thread per task beyond 1024), and batches as large as the mapper hands
+// it, of chain windows and of mate rescue windows.
 TEST(ExtendGpu, EqualsTheDefinition) {
   const auto gpus = engine::usable_gpus();
   if (gpus.empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << engine::gpu_unavailable_reason();
@@ -113,12 +114,16 @@ TEST(ExtendGpu, EqualsTheDefinition) {
     const auto scorer = kernel->make_scorer();
     for (std::size_t batch : {1u, 7u, 33u, 150u}) expect_definition(*scorer, scoring, random_tasks(rng, batch));
     std::vector<Task> edges;
-    for (std::uint32_t band : {1u, 16u, 17u, 47u, 48u, 49u, 127u, 128u, 129u, 400u})
+    for (std::uint32_t band : {1u, 16u, 17u, 47u, 48u, 49u, 127u, 128u, 129u, 255u, 256u, 257u, 400u, 511u, 512u,
+                               513u, 1023u, 1024u, 1025u, 1400u})
       for (std::size_t length : {1u, 2u, 100u, 151u}) edges.push_back(random_task(rng, length, band, true));
     expect_definition(*scorer, scoring, edges);
     std::vector<Task> many;
     for (int k = 0; k < 20000; ++k) many.push_back(random_task(rng, 100 + rng() % 60, 25 + rng() % 20, true));
     expect_definition(*scorer, scoring, many);
+    std::vector<Task> rescues;
+    for (int k = 0; k < 3000; ++k) rescues.push_back(random_task(rng, 100 + rng() % 60, 300 + rng() % 500, true));
+    expect_definition(*scorer, scoring, rescues);
   }
 }
 

@@ -1,12 +1,13 @@
 // The banded extension of kernels/scalar/extend_scalar.hpp on a GPU, in 32-bit integers (exact for
-// any task the scalar definition takes). Bands up to 128 letters (the map's chain windows are about
-// 33 wide): a group of 16 or 32 threads per task, each holding a few band columns of a row in
-// registers; a row's deletions (E, from the left) come from a prefix maximum across the group.
-// Wider bands (mate rescue): a thread per task, its rows in device memory, laid out so that a warp's
-// threads read neighbouring words.
+// any task the scalar definition takes). Bands up to 1024 letters (the map's chain windows are about
+// 33 wide, its mate rescue windows a few hundred): a group of 16 or 32 threads per task, each
+// holding a few band columns of a row in registers; a row's deletions (E, from the left) come from
+// a prefix maximum across the group. Wider bands: a thread per task, its rows in device memory,
+// laid out so that a warp's threads read neighbouring words.
 #include "kernels/cuda/extend_cuda.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -19,7 +20,14 @@ namespace {
 
 constexpr int kNegative = INT_MIN / 4;
 constexpr int kThreadsPerBlock = 128;
-constexpr std::uint32_t kNarrowBand = 48, kMediumBand = kGpuGroupBand;  // 16 threads x 3 columns, 32 x 4
+// The band classes run by thread groups: the widest band of each, and its group's shape.
+struct GroupShape {
+  std::uint32_t widest_band;
+  int group, columns;
+};
+constexpr GroupShape kGroupShapes[] = {{48, 16, 3}, {128, 32, 4}, {256, 32, 8}, {512, 32, 16}, {kGpuGroupBand, 32, 32}};
+constexpr std::size_t kGroupClasses = std::size(kGroupShapes);
+static_assert(kGroupShapes[kGroupClasses - 1].widest_band == kGpuGroupBand);
 
 struct DeviceTask {
   std::uint32_t letters_at;  // the query's codes, then the target's (length + band - 1 codes)
@@ -190,15 +198,8 @@ class GpuExtendScorer final : public ExtendScorer {
     pack(tasks);
     upload();
     check(cudaEventRecord(start_, stream_), "cudaEventRecord");
-    launch(narrow_, [&](std::uint32_t n, const std::uint32_t* order) {
-      extend_in_groups<16, 3><<<blocks(16 * n), kThreadsPerBlock, 0, stream_>>>(tasks_dev_.ptr, order, n,
-                                                                              letters_dev_.ptr, device_scoring(), out_dev_.ptr);
-    });
-    launch(medium_, [&](std::uint32_t n, const std::uint32_t* order) {
-      extend_in_groups<32, 4><<<blocks(32 * n), kThreadsPerBlock, 0, stream_>>>(tasks_dev_.ptr, order, n,
-                                                                             letters_dev_.ptr, device_scoring(), out_dev_.ptr);
-    });
-    launch(wide_, [&](std::uint32_t n, const std::uint32_t* order) {
+    launch_groups<0>();
+    launch(classes_[kGroupClasses], [&](std::uint32_t n, const std::uint32_t* order) {
       scratch_.reserve(static_cast<std::size_t>(n) * 2 * (widest_ + 1));
       extend_in_memory<<<blocks(n), kThreadsPerBlock, 0, stream_>>>(tasks_dev_.ptr, order, n, letters_dev_.ptr,
                                                                      device_scoring(), scratch_.ptr, out_dev_.ptr);
@@ -221,6 +222,26 @@ class GpuExtendScorer final : public ExtendScorer {
  private:
   static unsigned blocks(std::uint32_t n) { return (n + kThreadsPerBlock - 1) / kThreadsPerBlock; }
 
+  // The group kernels of band classes kClass on, in order.
+  template <std::size_t kClass>
+  void launch_groups() {
+    if constexpr (kClass < kGroupClasses) {
+      constexpr GroupShape shape = kGroupShapes[kClass];
+      launch(classes_[kClass], [&](std::uint32_t n, const std::uint32_t* order) {
+        extend_in_groups<shape.group, shape.columns><<<blocks(shape.group * n), kThreadsPerBlock, 0, stream_>>>(
+            tasks_dev_.ptr, order, n, letters_dev_.ptr, device_scoring(), out_dev_.ptr);
+      });
+      launch_groups<kClass + 1>();
+    }
+  }
+
+  // A task's band class: the first group shape wide enough, else kGroupClasses (a thread per task).
+  static std::size_t band_class(std::uint32_t band) {
+    std::size_t c = 0;
+    while (c < kGroupClasses && band > kGroupShapes[c].widest_band) ++c;
+    return c;
+  }
+
   DeviceScoring device_scoring() const {
     return {scoring_.match, scoring_.mismatch, scoring_.ambiguous, scoring_.gap_open + scoring_.gap_extend,
             scoring_.gap_extend, scoring_.clip5, scoring_.clip3};
@@ -233,7 +254,7 @@ class GpuExtendScorer final : public ExtendScorer {
     for (const ExtendTask& t : tasks) letters += t.query.size() + t.target_length();
     host_tasks_.resize(tasks.size());
     letters_host_.reserve(std::max<std::size_t>(letters, 1));
-    narrow_.clear(), medium_.clear(), wide_.clear();
+    for (auto& order : classes_) order.clear();
     widest_ = 0;
     std::size_t at = 0;
     for (std::size_t k = 0; k < tasks.size(); ++k) {
@@ -244,16 +265,15 @@ class GpuExtendScorer final : public ExtendScorer {
       at += t.query.size() + t.target_length();
       const auto id = static_cast<std::uint32_t>(k);
       if (t.query.empty()) continue;  // scores 0, as out_dev_ is cleared
-      if (t.band_width <= kNarrowBand) narrow_.push_back(id);
-      else if (t.band_width <= kMediumBand) medium_.push_back(id);
-      else wide_.push_back(id), widest_ = std::max(widest_, t.band_width);
+      classes_[band_class(t.band_width)].push_back(id);
+      widest_ = std::max(widest_, t.band_width);
     }
     letters_size_ = at;
-    for (auto* order : {&narrow_, &medium_, &wide_})
-      std::stable_sort(order->begin(), order->end(),
+    for (auto& order : classes_)
+      std::stable_sort(order.begin(), order.end(),
                        [&](std::uint32_t a, std::uint32_t b) { return host_tasks_[a].length > host_tasks_[b].length; });
     orders_.clear();
-    for (auto* order : {&narrow_, &medium_, &wide_}) orders_.insert(orders_.end(), order->begin(), order->end());
+    for (const auto& order : classes_) orders_.insert(orders_.end(), order.begin(), order.end());
   }
 
   void upload() {
@@ -285,7 +305,8 @@ class GpuExtendScorer final : public ExtendScorer {
   Stream stream_;
   Event start_, stop_;
   std::vector<DeviceTask> host_tasks_;
-  std::vector<std::uint32_t> narrow_, medium_, wide_, orders_;
+  std::array<std::vector<std::uint32_t>, kGroupClasses + 1> classes_;  // task numbers by band class
+  std::vector<std::uint32_t> orders_;
   std::uint32_t widest_ = 0;
   std::size_t letters_size_ = 0, launched_ = 0;
   PinnedBuffer<std::uint8_t> letters_host_;

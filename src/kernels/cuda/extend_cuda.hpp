@@ -1,7 +1,7 @@
 #pragma once
 // `map`'s read-vs-locus extension scores on a GPU, behind the same ExtendKernel interface as the CPU
-// kernels: each scorer packs its batch of tasks, scores it on the GPU (one thread per task) and
-// returns results equal to extend_score_scalar's.
+// kernels: each scorer packs its batch of tasks, scores it on the GPU (a group of threads per task)
+// and returns results equal to extend_score_scalar's.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -10,9 +10,9 @@
 
 namespace hyalign::kernels::cuda {
 
-// Bands up to this many letters run by thread groups, fast; wider ones run a thread per task, which
-// pays only on large batches (mate rescue's few wide tasks are better left to the CPU kernel).
-inline constexpr std::uint32_t kGpuGroupBand = 128;
+// Bands up to this many letters (mate rescue's windows included) run by thread groups, fast; wider
+// ones run a thread per task, which pays only on large batches.
+inline constexpr std::uint32_t kGpuGroupBand = 1024;
 
 // Why this scoring cannot run on the GPU kernel ("" when it can).
 std::string extend_gpu_unsupported_reason(const ExtendScoring& scoring);
