@@ -219,6 +219,7 @@ class BatchMapper {
   }
 
   StepSeconds& seconds() { return seconds_; }
+  unsigned threads() const { return map_threads_; }
 
  private:
   // Seeds, chains, one kernel call, and each end's placements.
@@ -341,12 +342,11 @@ void write_chunks(SamWriter& writer, std::vector<ChunkOutput>& chunks, BatchCoun
 }
 
 // Maps every batch, reading the next and writing the one before while one is mapped. A batch holds
-// a part of -K letters per few threads: each mapping step ends when its slowest thread does, so
+// a part of -K letters per few mapping threads: each mapping step ends when its slowest thread does, so
 // more threads need more work per step (bwa mem reads -K letters per thread, but then its insert
 // sizes, and so its output, change with the thread count; parts do not).
-BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, SamWriter& writer, std::size_t batch_bases,
-                        unsigned threads) {
-  const std::size_t parts = (threads + kThreadsPerPart - 1) / kThreadsPerPart;
+BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, SamWriter& writer, std::size_t batch_bases) {
+  const std::size_t parts = (mapper.threads() + kThreadsPerPart - 1) / kThreadsPerPart;
   BatchCounts totals;
   StepSeconds& seconds = mapper.seconds();
   ReadBatch batch, next;
@@ -400,7 +400,7 @@ void run_map(const MapOptions& options) {
                    options.bam_level);
   BatchMapper mapper(index, options, devices, writer.header(), writer.binary(), read_group_id);
   log_info("map: {} threads, {}, {}", options.threads, devices.description, input.paired() ? "paired reads" : "single reads");
-  const BatchCounts totals = map_batches(input, mapper, writer, options.batch_bases, options.threads);
+  const BatchCounts totals = map_batches(input, mapper, writer, options.batch_bases);
   writer.commit();
   const StepSeconds& s = mapper.seconds();
   log_info("map: wall seconds: seeds and alignment {:.2f}, insert sizes {:.2f}, mate rescue and records {:.2f}, "

@@ -125,7 +125,7 @@ void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScori
   const ExtendTask t{query, target.data(), w.band_width};
   const ExtendScore best{placement.score, placement.query_end, static_cast<std::int32_t>(placement.text_end - w.start)};
   std::optional<ExtendAlignment> a = trace_ungapped(t, scoring, best);
-  if (!a) a = kernels::extend_align_scalar(t, scoring);
+  if (!a) a = kernels::extend_align_near(t, scoring, best);
   placement.query_begin = a->query_begin;
   placement.text_begin = w.start + a->target_begin;
   placement.cigar = std::move(a->cigar);

@@ -223,6 +223,37 @@ std::string cigar_of(const ExtendAlignment& a) {
   return s;
 }
 
+// The traceback near the best cell is the whole band's: same best cell, same begin, same CIGAR, on
+// random windows (mate rescue's wide ones among them) and on tandem repeats, where many paths tie.
+TEST(ExtendScalar, TracebackNearTheBestCellEqualsTheWholeBand) {
+  std::mt19937 rng(19);
+  std::vector<Task> tasks = random_tasks(rng, 300, false);
+  for (int k = 0; k < 300; ++k) tasks.push_back(random_task(rng, 100 + rng() % 60, 1 + rng() % 800, k % 2 == 0));
+  for (int k = 0; k < 200; ++k) {
+    Task t = random_task(rng, 150, 20 + rng() % 400, false);
+    const unsigned period = 1 + rng() % 4;
+    for (std::size_t i = 0; i < t.query.size(); ++i) t.query[i] = rng() % 30 == 0 ? rng() % 4 : (i % period) % 4;
+    for (std::size_t i = 0; i < t.target.size(); ++i)
+      if (t.target[i] != kWallCode) t.target[i] = rng() % 30 == 0 ? rng() % 4 : ((i + k) % period) % 4;
+    tasks.push_back(std::move(t));
+  }
+  int narrowed = 0;
+  for (const ExtendScoring& scoring : scorings()) {
+    for (const Task& t : tasks) {
+      const ExtendAlignment whole = extend_align_scalar(t.view(), scoring);
+      const ExtendAlignment near = extend_align_near(t.view(), scoring, whole.best);
+      ASSERT_EQ(near.best, whole.best) << "band " << t.band << ", length " << t.query.size();
+      ASSERT_EQ(near.target_begin, whole.target_begin);
+      ASSERT_EQ(near.query_begin, whole.query_begin);
+      ASSERT_EQ(cigar_of(near), cigar_of(whole)) << "band " << t.band << ", length " << t.query.size();
+      const long long most = static_cast<long long>(t.query.size()) * scoring.match + scoring.clip5 + scoring.clip3 -
+                             scoring.gap_open - whole.best.score;
+      narrowed += whole.best.score > 0 && 2 * most / scoring.gap_extend + 1 < t.band;
+    }
+  }
+  EXPECT_GT(narrowed, 500) << "too few tasks had a narrower band: the test checks little";
+}
+
 TEST(ExtendScalar, HandCheckedCases) {
   const ExtendScoring s;
   // Exact: both bonuses.

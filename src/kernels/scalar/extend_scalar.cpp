@@ -138,6 +138,22 @@ ExtendAlignment extend_align_scalar(const ExtendTask& task, const ExtendScoring&
   return out;
 }
 
+ExtendAlignment extend_align_near(const ExtendTask& task, const ExtendScoring& scoring, const ExtendScore& best) {
+  const long long m = static_cast<long long>(task.query.size()), w = task.band_width;
+  if (best.score <= 0 || scoring.gap_extend <= 0) return extend_align_scalar(task, scoring);
+  const long long most_gap_letters =
+      std::max(0LL, (m * scoring.match + scoring.clip5 + scoring.clip3 - scoring.gap_open - best.score) / scoring.gap_extend);
+  const long long last_diagonal = best.target_end - best.query_end;
+  const long long lo = std::max(0LL, last_diagonal - most_gap_letters);
+  const long long hi = std::min(w - 1, last_diagonal + most_gap_letters);
+  if (lo == 0 && hi == w - 1) return extend_align_scalar(task, scoring);
+  const ExtendTask near{task.query, task.target + lo, static_cast<std::uint32_t>(hi - lo + 1)};
+  ExtendAlignment out = extend_align_scalar(near, scoring);
+  out.best.target_end += static_cast<std::int32_t>(lo);
+  out.target_begin += static_cast<std::int32_t>(lo);
+  return out;
+}
+
 long long rescore_alignment(const ExtendTask& task, const ExtendScoring& scoring, std::int32_t target_begin,
                             std::span<const CigarRun> cigar) {
   long long score = 0;

@@ -91,6 +91,13 @@ struct ExtendAlignment {
 // gap is extended before it is opened.
 ExtendAlignment extend_align_scalar(const ExtendTask& task, const ExtendScoring& scoring);
 
+// extend_align_scalar's alignment, given the task's best cell (extend_score_scalar's), traced in the
+// diagonals it can reach: an alignment with G gap letters scores at most query letters x match +
+// both bonuses - gap_open - G x gap_extend, and strays at most G diagonals from its last cell. Every
+// alignment scoring `best` lies there, so the same cells win and the same path is traced; a mate
+// rescue window of hundreds of diagonals shrinks to a few dozen.
+ExtendAlignment extend_align_near(const ExtendTask& task, const ExtendScoring& scoring, const ExtendScore& best);
+
 // The score of `cigar` (soft clips included) against the task's letters, from target offset
 // `target_begin`, with the clip bonuses: the check that a traceback re-scores to its score.
 long long rescore_alignment(const ExtendTask& task, const ExtendScoring& scoring, std::int32_t target_begin,
