@@ -7,7 +7,10 @@
 # usage: bench/map_gpu.sh BUILD_DIR [BASES (1e8)] [PAIRS (1e7)]
 # env: GENOME (a FASTA file, plain or .xz, instead of the synthetic genome; BASES is then unused),
 #      DEVICES ("cpu gpu all"), THREADS (nproc), WORK (inputs are kept there and reused; default a
-#      new temporary folder), MINIMAP2 (1; 0 skips it), EVAL (1; 0 skips the accuracy counts).
+#      new temporary folder), EVAL (1; 0 skips the accuracy counts), MINIMAP2: 1 (default) runs it
+#      first; 0 skips it; `start` starts it detached (setsid) and exits, for runs longer than one
+#      command may take; `wait` waits for that run to end and takes its time (nothing else runs
+#      meanwhile: a later call of the same session, on the same machine).
 set -euo pipefail
 build=$(realpath "$1")
 bases=${2:-100000000}
@@ -29,7 +32,7 @@ if [ ! -s genome.fa ]; then
   esac
 fi
 [ -s genome.hymi ] || "$build/hyalign" map index -t "$threads" genome.fa -o genome.hymi 2>index.log
-if [ "${MINIMAP2:-1}" = 1 ] && [ ! -s genome.mmi ]; then minimap2 -x sr -t "$threads" -d genome.mmi genome.fa 2>/dev/null; fi
+if [ "${MINIMAP2:-1}" != 0 ] && [ ! -s genome.mmi ]; then minimap2 -x sr -t "$threads" -d genome.mmi genome.fa 2>/dev/null; fi
 if [ ! -s reads_1.fq.gz ]; then
   for k in $(seq 0 $((threads - 1))); do
     n=$((pairs / threads + (k < pairs % threads ? 1 : 0)))
@@ -54,11 +57,23 @@ timed() {
     "$((kb / 1024))" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')"
 }
 declare -A wall
-if [ "${MINIMAP2:-1}" = 1 ]; then
-  timed minimap2 minimap2 -ax sr -t "$threads" genome.mmi reads_1.fq.gz reads_2.fq.gz
-  wall[minimap2]=$(cut -d ' ' -f 1 minimap2.time)
-  mv minimap2.out minimap2.sam
-fi
+minimap2_run=(minimap2 -ax sr -t "$threads" genome.mmi reads_1.fq.gz reads_2.fq.gz)
+case ${MINIMAP2:-1} in
+  1)
+    timed minimap2 "${minimap2_run[@]}"
+    mv minimap2.out minimap2.sam ;;
+  start)
+    rm -f minimap2.time minimap2.done
+    setsid nohup bash -c "$(declare -f timed); pairs=$pairs; timed minimap2 ${minimap2_run[*]} >minimap2.report; touch minimap2.done" \
+      >/dev/null 2>&1 </dev/null &
+    echo "minimap2 started in the background in $work"
+    exit 0 ;;
+  wait)
+    while [ ! -e minimap2.done ]; do sleep 2; done
+    mv -f minimap2.out minimap2.sam 2>/dev/null || true
+    echo "$(cat minimap2.report) (run alone before these, same machine)" ;;
+esac
+[ -s minimap2.time ] && [ "${MINIMAP2:-1}" != 0 ] && wall[minimap2]=$(cut -d ' ' -f 1 minimap2.time)
 for device in $devices; do
   rm -f "hyalign_$device.bam"
   timed "hyalign_$device" "$build/hyalign" map --device "$device" -t "$threads" genome.hymi reads_1.fq.gz reads_2.fq.gz \

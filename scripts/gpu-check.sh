@@ -139,7 +139,7 @@ if want map; then
   for genome in ${MAP_GENOMES:-synthetic}; do  # synthetic, or FASTA files
     [ "$genome" = synthetic ] && genome=""
     WORK="$build/mapgpu_$(basename "${genome:-synthetic}")" GENOME=$(realpath -q "$genome") \
-      DEVICES="${MAP_DEVICES:-cpu gpu all}" bench/map_gpu.sh "$build" "${MAP_BASES:-100000000}" "${MAP_PAIRS:-10000000}"
+      DEVICES="${MAP_DEVICES-cpu gpu all}" bench/map_gpu.sh "$build" "${MAP_BASES:-100000000}" "${MAP_PAIRS:-10000000}"
   done | tee "$out/map_gpu.txt"
   grep -q 'records of .*identical' "$out/map_gpu.txt" && ! grep -q DIFFERENT "$out/map_gpu.txt" && result[map_same]=yes ||
     result[map_same]=NO

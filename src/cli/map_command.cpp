@@ -120,8 +120,8 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
       ->check(CLI::Range(std::size_t{1000}, std::size_t{1} << 36))
       ->capture_default_str();
   add_device_option(*cmd, *device,
-                    "Where alignments are scored: auto (the CPU: the GPU does not yet make map faster), cpu, gpu "
-                    "(GPUs), all (GPUs when present)");
+                    "Where reads are seeded and alignments scored: auto or all (the GPUs when present, else the "
+                    "CPU with a notice), cpu, gpu (the GPUs; an error without one)");
   cmd->add_option("--kernel", *kernel, "CPU alignment kernel: auto, scalar, avx2, avx512")->capture_default_str();
   add_index_subcommand(*cmd, action, threads);
 

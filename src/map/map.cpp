@@ -74,18 +74,11 @@ struct MapDevices {
   }
 };
 
-// --device auto aligns on the CPU only: on the lent H100 the GPU's extension saved about 12 % of a
-// Klebsiella run's CPU time but cost more in start-up and hand-offs, so it made the run slower
-// (docs/performance.md). --device gpu|all use it.
-engine::DeviceChoice extend_device(engine::DeviceChoice choice) {
-  return choice == engine::DeviceChoice::automatic ? engine::DeviceChoice::cpu : choice;
-}
-
 MapDevices choose_devices(const MapOptions& options, const index::SuffixIndex& index) {
   MapDevices d;
   d.cpu = kernels::make_extend_cpu_kernel(options.kernel, options.params.scoring);
   const engine::GpuSelection selection = engine::select_gpus(
-      extend_device(options.device), kernels::cuda::extend_gpu_unsupported_reason(options.params.scoring));
+      options.device, kernels::cuda::extend_gpu_unsupported_reason(options.params.scoring));
   if (!selection.notice.empty()) log_info("notice: aligning on the CPU only: {}", selection.notice);
   std::vector<std::string> names;
   for (const engine::GpuInfo& gpu : selection.gpus) {
@@ -387,7 +380,7 @@ void check_options(const MapOptions& options) {
 
 void run_map(const MapOptions& options) {
   check_options(options);
-  auto gpus_found = engine::start_gpu_enumeration(extend_device(options.device));  // CUDA's start-up, beside the index's reading
+  auto gpus_found = engine::start_gpu_enumeration(options.device);  // CUDA's start-up, beside the index's reading
 
   Stopwatch clock;
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
