@@ -43,12 +43,13 @@ std::size_t chunk_fragments(std::size_t fragments, unsigned threads, std::size_t
 struct MapDevices {
   std::unique_ptr<kernels::ExtendKernel> cpu;
   std::vector<std::unique_ptr<kernels::ExtendKernel>> gpus;
-  std::vector<std::unique_ptr<kernels::cuda::SeedGpuKernel>> seed_gpus;  // one per GPU, the index on it
+  // One per GPU, the index on it; null where it did not fit (that GPU's workers seed on the CPU).
+  std::vector<std::unique_ptr<kernels::cuda::SeedGpuKernel>> seed_gpus;
   std::string description;  // for the log
 
   std::unique_ptr<StrandSeeder> make_seeder(unsigned worker, const SeedFinder& cpu_finder, const index::SuffixIndex& index,
                                             const MapParams& params) const {
-    if (seed_gpus.empty()) return make_cpu_seeder(cpu_finder);
+    if (seed_gpus.empty() || !seed_gpus[worker % seed_gpus.size()]) return make_cpu_seeder(cpu_finder);
     std::shared_ptr<kernels::cuda::SeedGpuSearcher> searcher = seed_gpus[worker % seed_gpus.size()]->make_searcher();
     return make_gpu_seeder(
         [searcher](std::span<const std::string_view> patterns, std::vector<kernels::SeedMatch>& matches,
@@ -74,6 +75,17 @@ struct MapDevices {
   }
 };
 
+// The seed search on GPU `device`, or null (with a notice) when the index cannot go there.
+std::unique_ptr<kernels::cuda::SeedGpuKernel> seed_kernel_on(int device, const index::SuffixIndex& index,
+                                                             const MapParams& params) {
+  try {
+    return kernels::cuda::make_seed_gpu_kernel(device, index, seed_search_params(params));
+  } catch (const std::exception& e) {
+    log_info("notice: GPU {} seeds on the CPU: {}", device, e.what());
+    return nullptr;
+  }
+}
+
 MapDevices choose_devices(const MapOptions& options, const index::SuffixIndex& index) {
   MapDevices d;
   d.cpu = kernels::make_extend_cpu_kernel(options.kernel, options.params.scoring);
@@ -83,7 +95,7 @@ MapDevices choose_devices(const MapOptions& options, const index::SuffixIndex& i
   std::vector<std::string> names;
   for (const engine::GpuInfo& gpu : selection.gpus) {
     d.gpus.push_back(kernels::cuda::make_extend_gpu_kernel(gpu.index, options.params.scoring));
-    d.seed_gpus.push_back(kernels::cuda::make_seed_gpu_kernel(gpu.index, index, seed_search_params(options.params)));
+    d.seed_gpus.push_back(seed_kernel_on(gpu.index, index, options.params));
     names.push_back(engine::use_gpu(gpu.index));
   }
   d.description = d.gpus.empty() ? fmt::format("{} kernel", d.cpu->name())
@@ -401,7 +413,8 @@ void run_map(const MapOptions& options) {
            s.ends, s.insert_sizes, s.finish, s.input_wait, s.output_wait);
   const double wall = clock.lap();
   for (std::size_t g = 0; g < devices.gpus.size(); ++g) {
-    const double seeding = devices.seed_gpus[g]->device_seconds(), aligning = devices.gpus[g]->device_seconds();
+    const double seeding = devices.seed_gpus[g] ? devices.seed_gpus[g]->device_seconds() : 0.0;
+    const double aligning = devices.gpus[g]->device_seconds();
     // Summed over the workers' streams, which may overlap: an upper bound of the time the GPU was busy.
     log_info("map: GPU {} kernels: seeds {:.2f} s, alignments {:.2f} s; {:.0f} % of the run's wall time", g, seeding,
              aligning, wall > 0 ? 100 * (seeding + aligning) / wall : 0.0);
