@@ -15,6 +15,18 @@ using kernels::kReseedMaxCopies;
 
 bool is_base(char c) { return index::base_code(c) >= 0; }
 
+// A match of query letters [begin, begin + length) held by suffix-array rows [lo, hi): a hit per
+// copy, or none and the query flagged repetitive when it has more than `max_occurrences` copies
+// (too repetitive to place a read by).
+void add_match(std::span<const std::uint32_t> sa, std::uint32_t lo, std::uint32_t hi, std::uint32_t begin,
+               std::uint32_t length, std::uint32_t max_occurrences, const SeedQuery& query) {
+  if (hi - lo > max_occurrences) {
+    if (query.repetitive != nullptr) *query.repetitive = true;
+    return;
+  }
+  for (std::uint32_t r = lo; r < hi; ++r) query.hits->push_back({sa[r], begin, length, query.reverse});
+}
+
 }  // namespace
 
 SeedFinder::SeedFinder(const index::SuffixIndex& index, const MapParams& params)
@@ -115,8 +127,7 @@ void SeedFinder::read_rows(Search& s) const {
 void SeedFinder::finish_search(Search& s) const {
   const Match match = s.rows.empty() ? Match{} : longest_match(s.rest(), s.rows, s.depth, s.copies);
   if (match.length >= min_seed_) {
-    if (match.rows.size() > max_occurrences_ && s.query.repetitive != nullptr) *s.query.repetitive = true;
-    add_hits(match, s.start, s.query.reverse, *s.query.hits);
+    add_match(index_.suffix_array(), match.rows.lo, match.rows.hi, s.start, match.length, max_occurrences_, s.query);
   }
   if (s.reseeding) return;
   if (match.length >= reseed_length_ && match.rows.size() <= kReseedMaxCopies) {
@@ -180,13 +191,6 @@ SeedFinder::Match SeedFinder::longest_match(std::string_view pattern, index::SaI
   return {best, {first, last}};
 }
 
-void SeedFinder::add_hits(const Match& match, std::uint32_t query_begin, bool reverse,
-                          std::vector<SeedHit>& hits) const {
-  if (match.rows.size() > max_occurrences_) return;  // too repetitive to place a read by
-  const auto& sa = index_.suffix_array();
-  for (std::uint32_t r = match.rows.lo; r < match.rows.hi; ++r) hits.push_back({sa[r], query_begin, match.length, reverse});
-}
-
 kernels::SeedSearchParams seed_search_params(const MapParams& params) {
   return {std::max(1u, params.min_seed), static_cast<std::uint32_t>(params.min_seed * params.reseed_factor + 0.5)};
 }
@@ -226,21 +230,10 @@ class GpuSeeder final : public StrandSeeder {
       if (on_failure_) on_failure_(e.what());
       return false;
     }
-    for (std::size_t q = 0; q < queries.size(); ++q) add_hits(queries[q], q == 0 ? 0 : ends_[q - 1], ends_[q]);
+    for (std::size_t q = 0; q < queries.size(); ++q)
+      for (std::uint32_t m = q == 0 ? 0 : ends_[q - 1]; m < ends_[q]; ++m)
+        add_match(sa_, matches_[m].lo, matches_[m].hi, matches_[m].begin, matches_[m].length, max_occurrences_, queries[q]);
     return true;
-  }
-
-  // SeedFinder::finish_search's hits and flag for matches [first, last).
-  void add_hits(const SeedQuery& query, std::uint32_t first, std::uint32_t last) const {
-    for (std::uint32_t m = first; m < last; ++m) {
-      const kernels::SeedMatch& match = matches_[m];
-      if (match.hi - match.lo > max_occurrences_) {
-        if (query.repetitive != nullptr) *query.repetitive = true;
-        continue;
-      }
-      for (std::uint32_t r = match.lo; r < match.hi; ++r)
-        query.hits->push_back({sa_[r], match.begin, match.length, query.reverse});
-    }
   }
 
   GpuSeedSearch search_;

@@ -57,7 +57,6 @@ class SeedFinder {
   // `depth` letters.
   Match longest_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth, std::uint32_t copies) const;
   std::uint32_t common_prefix(std::string_view pattern, std::uint32_t text_pos, std::uint32_t from) const;
-  void add_hits(const Match& match, std::uint32_t query_begin, bool reverse, std::vector<SeedHit>& hits) const;
 
   const index::SuffixIndex& index_;
   std::uint32_t min_seed_, reseed_length_, max_occurrences_;
