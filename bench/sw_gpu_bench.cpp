@@ -3,7 +3,8 @@
 // a pseudo-database of N copies of one random protein of length L (letters ARNDCQEGHILKMFPSTWYV
 // uniform, Mersenne Twister seed 42; default 1,000,000 × 256), BLOSUM62, gap open 11, extend 1.
 // With --mixed, the database is random proteins whose lengths are drawn from the query lengths
-// (the same total residues, sorted longest first as `hyalign search` hands them out).
+// (the same total residues, sorted longest first as `hyalign search` hands them out); with
+// --db FILE, the proteins of a FASTA file (e.g. from hyalign_make_proteins), sorted the same way.
 //
 // Reports kernel GCUPS (time inside the kernel, from CUDA events) and wall GCUPS of the whole call
 // (query upload, kernel, score download and unpacking). GCUPS = query residues × database residues
@@ -12,7 +13,7 @@
 // --write-fasta FILE writes the database as FASTA for end-to-end runs of `hyalign search`.
 //
 // usage: hyalign_bench_sw_gpu [DATA_DIR] [--copies N] [--length L] [--mixed] [--check-every K]
-//                             [--write-fasta FILE]
+//                             [--db FASTA] [--queries N (the first N)] [--write-fasta FILE]
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -51,8 +52,8 @@ struct Encoded {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string data_dir = HYALIGN_DATA_DIR, fasta_out;
-  std::size_t copies = 1000000, length = 256, check_every = 1000;
+  std::string data_dir = HYALIGN_DATA_DIR, fasta_out, db_in;
+  std::size_t copies = 1000000, length = 256, check_every = 1000, query_count = 0;
   bool mixed = false;
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
     else if (arg == "--length" && a + 1 < argc) length = std::strtoul(argv[++a], nullptr, 10);
     else if (arg == "--check-every" && a + 1 < argc) check_every = std::max(1ul, std::strtoul(argv[++a], nullptr, 10));
     else if (arg == "--write-fasta" && a + 1 < argc) fasta_out = argv[++a];
+    else if (arg == "--db" && a + 1 < argc) db_in = argv[++a];
+    else if (arg == "--queries" && a + 1 < argc) query_count = std::strtoul(argv[++a], nullptr, 10);
     else if (arg == "--mixed") mixed = true;
     else data_dir = arg;
   }
@@ -68,7 +71,8 @@ int main(int argc, char** argv) {
     fmt::print("hyalign_bench_sw_gpu: SKIPPED: no usable GPU: {}\n", engine::gpu_unavailable_reason());
     return 0;
   }
-  const std::vector<std::string> queries = read_fasta(data_dir + "/sw/queries20.fasta");
+  std::vector<std::string> queries = read_fasta(data_dir + "/sw/queries20.fasta");
+  if (query_count > 0 && query_count < queries.size()) queries.resize(query_count);
   if (queries.empty()) return 1;
   const ScoreMatrix matrix = ScoreMatrix::builtin("BLOSUM62");
   const SwScoring scoring{&matrix, 11, 1};
@@ -82,15 +86,18 @@ int main(int argc, char** argv) {
     return s;
   };
   std::vector<std::string> db;
-  if (mixed) {
+  if (!db_in.empty()) {
+    db = read_fasta(db_in);
+    mixed = true;  // checked and described as mixed lengths
+  } else if (mixed) {
     for (std::size_t total = 0; total < copies * length;) {
       db.push_back(random_protein(queries[pick_query(rng)].size()));
       total += db.back().size();
     }
-    std::stable_sort(db.begin(), db.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
   } else {
     db.assign(copies, random_protein(length));
   }
+  if (mixed) std::stable_sort(db.begin(), db.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
   Encoded enc_queries, enc_db;
   for (const auto& q : queries) enc_queries.add(q, matrix);
   for (const auto& s : db) enc_db.add(s, matrix);
@@ -109,12 +116,15 @@ int main(int argc, char** argv) {
   auto scorer = kernel->make_scorer();
   fmt::print("hyalign_bench_sw_gpu: {} queries ({} residues) x {} {} ({} residues), BLOSUM62 11/1, {}\n",
              queries.size(), query_residues, enc_db.view().count,
-             mixed ? "random proteins with the query length distribution" : fmt::format("copies of one length-{} protein", length),
+             !db_in.empty() ? db_in
+             : mixed        ? "random proteins with the query length distribution"
+                            : fmt::format("copies of one length-{} protein", length),
              db_residues, kernel->name());
 
   // Warm-up on a slice, then every query against the whole database in one tile.
   std::vector<int> scores(queries.size() * enc_db.view().count);
-  scorer->score_tile(enc_queries.view(), enc_db.view(), {0, std::min<std::size_t>(4096, enc_db.view().count), 0, 2},
+  scorer->score_tile(enc_queries.view(), enc_db.view(),
+                     {0, std::min<std::size_t>(4096, enc_db.view().count), 0, std::min<std::size_t>(2, queries.size())},
                      scores.data());
   const double kernel_before = kernel->device_seconds();
   const double start = now();

@@ -5,7 +5,8 @@
 # SECTIONS (default "papara papara-e2e search") picks the parts to run (papara: GPU tests, goldens
 # and benchmarks; papara-e2e: hyalign papara end to end on every device; search; mem: the mem GPU
 # tests and bench/mem_gpu.sh; map: the map GPU tests and bench/map_gpu.sh with MAP_BASES, MAP_PAIRS,
-# MAP_DEVICES and MAP_GENOMES). REPLICATE (20),
+# MAP_DEVICES and MAP_GENOMES; search-sprot: search on a Swiss-Prot-shaped database, SPROT_COUNT
+# sequences (570000), every device, SPROT_ROUNDS rounds (3)). REPLICATE (20),
 # PROTEIN_COPIES (34000: 1e12 cells) and ROUNDS (3) size the end-to-end runs. parasail (the test oracle),
 # the xxHash header, ISA-L and htslib are taken from .deps/*.deb when present, since the GPU machine has
 # no package registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
@@ -41,6 +42,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON "${prefix[@
 targets=(hyalign hyalign_tests hyalign_make_genome hyalign_make_reads)
 want papara && targets+=(hyalign_bench_papara)
 want search && targets+=(hyalign_bench_sw_gpu)
+want search-sprot && targets+=(hyalign_bench_sw_gpu hyalign_make_proteins)
 want map && targets+=(hyalign_map_eval)
 cmake --build "$build" -j"$jobs" --target "${targets[@]}" 2>&1 |
   grep -E 'error|warning: .*(papara|sw)' ; [ -x "$build/hyalign" ] || { echo "build failed"; exit 1; }
@@ -73,6 +75,24 @@ if want search; then
   result[search_gpu_4_chunks]=$(since "$start")
   tail -n 2 /tmp/search_gpu4.log
   cmp -s /tmp/search_gpu.tsv /tmp/search_gpu4.tsv && result[search_same_4_chunks]=yes || result[search_same_4_chunks]=NO
+fi
+
+if want search-sprot; then
+  log "search: 20 queries x a Swiss-Prot-shaped database (hyalign_make_proteins ${SPROT_COUNT:-570000}), top 10 with tracebacks"
+  "$build/bench/hyalign_make_proteins" "${SPROT_COUNT:-570000}" 1 >/tmp/sprot.fasta
+  "$build/hyalign" search makedb -i /tmp/sprot.fasta -o /tmp/sprot.hdb 2>&1 | tail -n 1
+  "$build/bench/hyalign_bench_sw_gpu" --db /tmp/sprot.fasta --check-every 997 | tee -a /tmp/sw_bench.txt
+  q=tests/data/sw/queries20.fasta
+  for round in $(seq "${SPROT_ROUNDS:-3}"); do
+    for device in gpu auto $([[ $round == 1 ]] && echo cpu); do
+      start=$EPOCHREALTIME
+      "$build/hyalign" search --device "$device" -q $q -d /tmp/sprot.hdb -o "/tmp/sprot_$device.tsv" 2>"/tmp/sprot_$device.log"
+      result[sprot_$device]="${result[sprot_$device]:+${result[sprot_$device]} }$(since "$start")"
+      grep -E 'searched|GPU|CPU|steps' "/tmp/sprot_$device.log"
+    done
+  done
+  cmp -s /tmp/sprot_gpu.tsv /tmp/sprot_cpu.tsv && cmp -s /tmp/sprot_auto.tsv /tmp/sprot_cpu.tsv &&
+    result[sprot_same]=yes || result[sprot_same]=NO
 fi
 
 if want papara; then

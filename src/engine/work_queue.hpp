@@ -17,25 +17,36 @@ struct WorkTile {
   std::size_t first_query = 0, query_count = 0;
 };
 
+// Which way the queue walks the grid. Query chunks outer: a GPU take is whole query chunks against
+// every target (PaPaRa: a few branch blocks, many reads). Target blocks outer: a GPU take is whole
+// target blocks against every query, so one launch holds all of a search's queries, which share
+// each database sequence's profile on the GPU.
+enum class TileOrder { query_chunks_outer, target_blocks_outer };
+
 class TileQueue {
  public:
-  TileQueue(std::size_t targets, std::size_t block_width, std::size_t queries, std::size_t query_chunk)
+  TileQueue(std::size_t targets, std::size_t block_width, std::size_t queries, std::size_t query_chunk,
+            TileOrder order = TileOrder::query_chunks_outer)
       : targets_(targets), width_(block_width), queries_(queries), chunk_(std::max<std::size_t>(1, query_chunk)),
-        blocks_((targets + block_width - 1) / block_width), chunks_((queries + chunk_ - 1) / chunk_) {}
+        blocks_((targets + block_width - 1) / block_width), chunks_((queries + chunk_ - 1) / chunk_),
+        targets_outer_(order == TileOrder::target_blocks_outer) {}
 
   // Up to `max_tiles` tiles as one rectangle, or nothing once drained: the rest of the current
-  // query chunk, or, from the start of a chunk, whole chunks (every target of several chunks).
+  // outer row, or, from the start of a row, whole rows (e.g. every target of several query chunks).
   std::optional<WorkTile> take(std::size_t max_tiles = 1) {
     std::lock_guard lock(mutex_);
     if (next_ >= blocks_ * chunks_) return std::nullopt;
     max_tiles = std::max<std::size_t>(1, max_tiles);
-    const std::size_t chunk = next_ / blocks_, block = next_ % blocks_;
-    std::size_t block_count = std::min(max_tiles, blocks_ - block), chunk_count = 1;
-    if (block == 0 && max_tiles >= 2 * blocks_) {
-      chunk_count = std::min(max_tiles / blocks_, chunks_ - chunk);
-      block_count = blocks_;
+    const std::size_t inner = targets_outer_ ? chunks_ : blocks_, outer = targets_outer_ ? blocks_ : chunks_;
+    const std::size_t row = next_ / inner, column = next_ % inner;
+    std::size_t columns = std::min(max_tiles, inner - column), rows = 1;
+    if (column == 0 && max_tiles >= 2 * inner) {
+      rows = std::min(max_tiles / inner, outer - row);
+      columns = inner;
     }
-    next_ += block_count * chunk_count;
+    next_ += columns * rows;
+    const std::size_t block = targets_outer_ ? row : column, block_count = targets_outer_ ? rows : columns;
+    const std::size_t chunk = targets_outer_ ? column : row, chunk_count = targets_outer_ ? columns : rows;
     WorkTile tile;
     tile.first_target = block * width_;
     tile.target_count = std::min(targets_, (block + block_count) * width_) - tile.first_target;
@@ -57,6 +68,7 @@ class TileQueue {
 
  private:
   const std::size_t targets_, width_, queries_, chunk_, blocks_, chunks_;
+  const bool targets_outer_;
   std::mutex mutex_;
   std::size_t next_ = 0;
 };

@@ -75,6 +75,18 @@ std::future<bool> read_in_background(Read read) {
   }
 }
 
+// Where a run's wall time goes, for the log.
+struct StepSeconds {
+  double devices = 0;         // from the start to the devices ready: queries read, GPUs set up
+  double reading_waited = 0;  // the database read while no scoring ran
+  double scoring = 0, tracebacks = 0, writing = 0;
+  void log() const {
+    log_info("steps: queries and devices {:.2f} s, database reading not overlapped {:.2f} s, scoring {:.2f} s, "
+             "tracebacks {:.2f} s, writing {:.2f} s",
+             devices, reading_waited, scoring, tracebacks, writing);
+  }
+};
+
 // ---- Step 1: read the queries ----
 std::vector<SequenceRecord> read_queries(const std::string& path) {
   std::vector<SequenceRecord> records;
@@ -195,9 +207,10 @@ class TopHits {
 // ---- Step 3: score every chunk of the database; step 4: reduce into the top hits ----
 class ChunkScorer {
  public:
-  ChunkScorer(engine::Devices<kernels::SwKernel>& devices, const CodedSequences& queries, TopHits& top)
-      : devices_(devices), queries_(queries), top_(top), scorers_(devices.workers()), buffers_(devices.workers()),
-        candidates_(devices.workers()) {
+  ChunkScorer(engine::Devices<kernels::SwKernel>& devices, const CodedSequences& queries, TopHits& top,
+              unsigned threads)
+      : devices_(devices), queries_(queries), top_(top), threads_(threads), scorers_(devices.workers()),
+        buffers_(devices.workers()) {
     for (const auto& g : devices.groups) reports_.push_back({g.name, 0, 0, 0});
   }
 
@@ -205,7 +218,7 @@ class ChunkScorer {
   void score(const CodedSequences& chunk, std::size_t chunk_number) {
     const kernels::SwSequences targets = chunk.view();
     for (const auto& g : devices_.gpus) g->set_targets(targets);
-    engine::TileQueue queue(chunk.size(), block_width(), queries_.size(), 1);
+    engine::TileQueue queue(chunk.size(), block_width(), queries_.size(), 1, engine::TileOrder::target_blocks_outer);
     Progress progress(fmt::format("scoring chunk {}", chunk_number), queue.tile_count());  // on a terminal only
     const auto chunk_reports = engine::run_workers(
         devices_.groups, queue, &progress,
@@ -222,12 +235,15 @@ class ChunkScorer {
     std::vector<int>& scores = buffers_[w];
     scores.resize(tile.query_count * tile.target_count);
     scorers_[w]->score_tile(queries_.view(), targets, tile, scores.data());
-    std::size_t query_residues = 0;
-    for (std::size_t q = 0; q < tile.query_count; ++q) {
+    // A GPU's take holds many queries' scores: they are ranked on all threads, so the GPU's next
+    // take waits as little as it can (a CPU tile holds one query).
+    parallel_for(tile.query_count, threads_, [&](std::size_t q, unsigned) {
+      std::vector<std::pair<int, std::size_t>> candidates;
       top_.offer(tile.first_query + q, scores.data() + q * tile.target_count, tile.first_target, tile.target_count,
-                 chunk, candidates_[w]);
-      query_residues += queries_.length(tile.first_query + q);
-    }
+                 chunk, candidates);
+    });
+    std::size_t query_residues = 0;
+    for (std::size_t q = 0; q < tile.query_count; ++q) query_residues += queries_.length(tile.first_query + q);
     return static_cast<double>(query_residues) *
            static_cast<double>(chunk.offsets[tile.first_target + tile.target_count] - chunk.offsets[tile.first_target]);
   }
@@ -235,9 +251,9 @@ class ChunkScorer {
   engine::Devices<kernels::SwKernel>& devices_;
   const CodedSequences& queries_;
   TopHits& top_;
+  const unsigned threads_;
   std::vector<std::unique_ptr<kernels::SwScorer>> scorers_;
   std::vector<std::vector<int>> buffers_;
-  std::vector<std::vector<std::pair<int, std::size_t>>> candidates_;
   std::vector<engine::DeviceReport> reports_;
 };
 
@@ -298,6 +314,9 @@ void run_search(const SearchOptions& o) {
   const Scoring scoring = prepare_scoring(o, o.type == SequenceType::automatic ? detect_type(records) : o.type);
   const CodedSequences queries = encode_queries(records, scoring.matrix, o.queries);
   const auto source = open_sequences(o.database, scoring.matrix, o.chunk_residues);
+  // The first chunk is read while the GPUs start (their contexts take a few tenths of a second).
+  CodedSequences chunk, next_chunk;
+  std::future<bool> first_chunk = read_in_background([&] { return source->next_chunk(chunk); });
 
   // Devices: the CPU kernel on the threads, one worker per GPU with a core of its own (it unpacks
   // and ranks its scores while the GPU waits), at most 2^26 scores (256 MB) per GPU take.
@@ -310,14 +329,17 @@ void run_search(const SearchOptions& o) {
       [&](int gpu) { return kernels::cuda::make_sw_gpu_kernel(gpu, scoring.kernel()); }, shape);
 
   TopHits top(queries.size(), o.top);
-  ChunkScorer scorer(devices, queries, top);
+  ChunkScorer scorer(devices, queries, top, threads);
   // With GPUs scoring, the CPU has time to read the next chunk while this one is scored (two chunks
   // in memory then); CPU-only runs read chunks in turn, as reading would take cores from scoring.
   const bool read_ahead = !devices.gpus.empty();
-  CodedSequences chunk, next_chunk;
   std::size_t db_sequences = 0, db_residues = 0, chunks = 0;
-  double scoring_seconds = 0;
-  for (bool more = source->next_chunk(chunk); more; std::swap(chunk, next_chunk)) {
+  StepSeconds steps;
+  steps.devices = seconds_since(start);
+  auto step_start = Clock::now();
+  bool more = first_chunk.get();
+  steps.reading_waited += seconds_since(step_start);
+  for (; more; std::swap(chunk, next_chunk)) {
     std::future<bool> ahead;
     if (read_ahead) ahead = read_in_background([&] { return source->next_chunk(next_chunk); });
     // Databases made by makedb come in this order already; other input is sorted here.
@@ -327,17 +349,24 @@ void run_search(const SearchOptions& o) {
     const CodedSequences& sorted = in_order ? chunk : sorted_copy;
     db_sequences += sorted.size();
     db_residues += sorted.residues.size();
-    const auto chunk_start = Clock::now();
+    step_start = Clock::now();
     scorer.score(sorted, ++chunks);
+    steps.scoring += seconds_since(step_start);
+    step_start = Clock::now();
     align_chunk_hits(top, queries, sorted, scoring.kernel(), threads);
-    scoring_seconds += seconds_since(chunk_start);
+    steps.tracebacks += seconds_since(step_start);
+    step_start = Clock::now();
     more = read_ahead ? ahead.get() : source->next_chunk(next_chunk);
+    steps.reading_waited += seconds_since(step_start);
   }
   if (db_sequences == 0) throw InputError(o.database, "no database sequences");
   warn_unknown_letters(source->unknown_letters(), scoring.matrix, o.database);
 
+  step_start = Clock::now();
   write_hits(out, format, queries, top, scoring, db_residues);
   out.commit();
+  steps.writing = seconds_since(step_start);
+  const double scoring_seconds = steps.scoring + steps.tracebacks;
   double cells = 0;
   for (const auto& r : scorer.reports()) cells += r.cells;
   log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
@@ -346,6 +375,7 @@ void run_search(const SearchOptions& o) {
            chunks == 1 ? "" : "s", scoring.matrix.name(), scoring.gap_open, scoring.gap_extend, cells, scoring_seconds,
            cells / std::max(1e-9, scoring_seconds) / 1e9, seconds_since(start), peak_memory_mib());
   engine::log_device_reports(scorer.reports());
+  steps.log();
 }
 
 }  // namespace hyalign::search

@@ -112,10 +112,13 @@ INSTANTIATE_TEST_SUITE_P(Kernels, PaparaKernelEqualsScalar,
                          ::testing::Values(KernelChoice::scalar, KernelChoice::avx2, KernelChoice::avx512),
                          [](const auto& info) { return std::string(kernel_name(info.param)); });
 
-TEST(TileQueue, HandsOutEveryPairOnceInAnyTakeSizes) {
-  engine::TileQueue queue(1013, 32, 77, 10);
+class TileQueueOrder : public ::testing::TestWithParam<engine::TileOrder> {};
+
+TEST_P(TileQueueOrder, HandsOutEveryPairOnceInAnyTakeSizes) {
+  engine::TileQueue queue(1013, 32, 77, 10, GetParam());
   std::vector<int> seen(1013 * 77, 0);
-  const std::size_t sizes[] = {1, 3, 70, 2, 200, 31};  // >= 2 × 32 blocks: whole query chunks at once
+  // 70 and 200 cover whole rows at once in either order (>= 2 × 32 blocks, >= 2 × 8 chunks).
+  const std::size_t sizes[] = {1, 3, 70, 2, 200, 31};
   std::size_t takes = 0;
   while (auto t = queue.take(sizes[takes++ % 6]))
     for (std::size_t b = t->first_target; b < t->first_target + t->target_count; ++b)
@@ -125,5 +128,23 @@ TEST(TileQueue, HandsOutEveryPairOnceInAnyTakeSizes) {
   EXPECT_EQ(queue.remaining(), 0u);
 }
 
+INSTANTIATE_TEST_SUITE_P(Orders, TileQueueOrder,
+                         ::testing::Values(engine::TileOrder::query_chunks_outer, engine::TileOrder::target_blocks_outer));
+
+TEST(TileQueue, TargetBlocksOuterTakesEveryQueryOfWholeBlocks) {
+  engine::TileQueue queue(1000, 100, 20, 1, engine::TileOrder::target_blocks_outer);
+  const auto first = queue.take(3);  // part of block 0's queries
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->first_target, 0u);
+  EXPECT_EQ(first->target_count, 100u);
+  EXPECT_EQ(first->query_count, 3u);
+  queue.take(17);  // the rest of block 0
+  const auto whole = queue.take(60);  // from a block's start: 3 whole blocks, all 20 queries
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_EQ(whole->first_target, 100u);
+  EXPECT_EQ(whole->target_count, 300u);
+  EXPECT_EQ(whole->first_query, 0u);
+  EXPECT_EQ(whole->query_count, 20u);
+}
 
 }  // namespace

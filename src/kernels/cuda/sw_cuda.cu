@@ -7,8 +7,13 @@
 // shuffle. The substitution scores come from a "pair profile" in shared memory, shared by the warps
 // of a block (they take the pair's queries in turn): for every query letter and every database row,
 // the packed pair (score(letter, a_row), score(letter, b_row)), so a cell needs no shuffling of
-// bytes. Database sequences longer than 32 × 8 rows run in stripes of at most 256 rows, the bottom
-// row of one stripe feeding the next through a per-block buffer in global memory.
+// bytes. A lane holds 1 to 16 rows, as few as the pair needs, so rows are rounded to whole lanes (32)
+// only. Database sequences longer than 32 × 16 rows run in stripes of at most 512 rows, the bottom
+// row of one stripe feeding the next through a per-block buffer in global memory. Tall stripes
+// matter on real databases (most proteins are 150-600 residues): a stripe re-streams every query
+// and its loop carries the bottom row's traffic, and four warps share a block's profile so that 16
+// warps per multiprocessor still fit in shared memory. A launch of fewer queries than that would
+// leave warps idle: it runs blocks of two warps with stripes of 256 rows (kFewQueries).
 //
 // The DPX instructions run on the ALU pipe, which they keep nearly full (5.5 per cell pair); the
 // code around them leans on multiply-adds (FMA pipe) where it can.
@@ -43,9 +48,13 @@
 namespace hyalign::kernels::cuda {
 namespace {
 
-constexpr int kWarpsPerBlock = 2;
-constexpr int kMaxRowsPerLane = 8;
-constexpr int kStripeRows = 32 * kMaxRowsPerLane;
+// The kernel's two shapes: warps per block (sharing one profile) and the most rows a lane holds.
+struct KernelShape {
+  int warps;
+  int max_rows_per_lane;
+  __host__ __device__ constexpr unsigned stripe_rows() const { return 32u * static_cast<unsigned>(max_rows_per_lane); }
+};
+constexpr KernelShape kManyQueries{4, 16}, kFewQueries{2, 8};
 constexpr int kQueryPad = 64;                      // padding letters (and boundary entries) after each query
 constexpr int kBoundaryHeadroom = 32;              // spare boundary entries before a block's first query
 constexpr short kPadScore = -1024;                 // padding against anything
@@ -84,7 +93,7 @@ struct SwLaunch {
 // distinct banks.
 template <int R>
 struct ProfileShape {
-  static constexpr int kWidth = R % 4 == 0 ? 4 : 2;  // words per vector load
+  static constexpr int kWidth = R % 4 == 0 ? 4 : R % 2 == 0 ? 2 : 1;  // words per vector load
   static constexpr int kVectors = R / kWidth;
 };
 
@@ -115,8 +124,10 @@ __device__ void build_profile(const SwLaunch& p, const short* matrix, unsigned* 
       unsigned* dst = profile + ((code * Shape::kVectors + v) * 32 + lane) * Shape::kWidth;
       if constexpr (Shape::kWidth == 4)
         *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
-      else
+      else if constexpr (Shape::kWidth == 2)
         *reinterpret_cast<uint2*>(dst) = make_uint2(w[0], w[1]);
+      else
+        *dst = w[0];
     }
   }
 }
@@ -134,8 +145,10 @@ __device__ __forceinline__ void load_profile(unsigned lane_profile, unsigned cod
       asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
           : "=r"(x[0]), "=r"(x[1]), "=r"(x[2]), "=r"(x[3])
           : "r"(address + v * 32 * 16));
-    else
+    else if constexpr (Shape::kWidth == 2)
       asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(x[0]), "=r"(x[1]) : "r"(address + v * 32 * 8));
+    else
+      asm volatile("ld.shared.u32 %0, [%1];" : "=r"(x[0]) : "r"(address + v * 32 * 4));
   }
 }
 
@@ -202,6 +215,7 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
         h[r] = hv;
         up = hv;
       }
+      if constexpr (R % 2 == 1) best = __vimax_s16x2_relu(best, ds_prev);  // the odd last row
       h_out = up;
       f_out = f;
       diag = h_in;
@@ -227,7 +241,7 @@ __device__ unsigned stripe_against_query(const SwLaunch& p, const unsigned* prof
 
 // The warps of a block score one database pair together: they share its profile and take the
 // queries one at a time, longest first, so they finish together.
-template <int R>
+template <int R, int kWarps>
 __device__ void score_pair(const SwLaunch& p, const short* matrix, unsigned* profile, uint2* boundary,
                            unsigned& next_query, unsigned pair, const unsigned char* a, unsigned la,
                            const unsigned char* b, unsigned lb, unsigned stripes) {
@@ -235,7 +249,7 @@ __device__ void score_pair(const SwLaunch& p, const short* matrix, unsigned* pro
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (unsigned k = 0; k < stripes; ++k) {
     __syncthreads();  // the previous stripe's profile reads and boundary writes are done
-    build_profile<R>(p, matrix, profile, lane, warp, kWarpsPerBlock, a, la, b, lb, k * kRows);
+    build_profile<R>(p, matrix, profile, lane, warp, kWarps, a, la, b, lb, k * kRows);
     if (threadIdx.x == 0) next_query = 0;
     __syncthreads();
     const bool first = k == 0, last = k + 1 == stripes;
@@ -259,7 +273,24 @@ __device__ void score_pair(const SwLaunch& p, const short* matrix, unsigned* pro
   }
 }
 
-__global__ void __launch_bounds__(32 * kWarpsPerBlock) sw_search_kernel(SwLaunch p) {
+// score_pair<R> for the smallest R >= rows_per_lane.
+template <int R, int kWarps, int kMaxRowsPerLane>
+__device__ void score_pair_with(unsigned rows_per_lane, const SwLaunch& p, const short* matrix, unsigned* profile,
+                                uint2* boundary, unsigned& next_query, unsigned pair, const unsigned char* a,
+                                unsigned la, const unsigned char* b, unsigned lb, unsigned stripes) {
+  if constexpr (R < kMaxRowsPerLane) {
+    if (rows_per_lane > R) {
+      score_pair_with<R + 1, kWarps, kMaxRowsPerLane>(rows_per_lane, p, matrix, profile, boundary, next_query, pair, a,
+                                                      la, b, lb, stripes);
+      return;
+    }
+  }
+  score_pair<R, kWarps>(p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
+}
+
+template <int kWarps, int kMaxRowsPerLane>
+__global__ void __launch_bounds__(32 * kWarps) sw_search_kernel(SwLaunch p) {
+  constexpr unsigned kStripeRows = KernelShape{kWarps, kMaxRowsPerLane}.stripe_rows();
   extern __shared__ uint4 shared[];
   __shared__ unsigned pair_of_block, next_query;
   short* matrix = reinterpret_cast<short*>(shared);
@@ -284,18 +315,41 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) sw_search_kernel(SwLaunch
     const bool has_b = 2 * pair + 1 < p.target_count;
     const unsigned char* b = has_b ? p.residues + p.offsets[ta + 1] : a;
     const unsigned lb = has_b ? static_cast<unsigned>(p.offsets[ta + 2] - p.offsets[ta + 1]) : 0;
-    // Equal stripes of at most 256 rows, each as few rows per lane as it can.
+    // Equal stripes of at most kStripeRows rows, each as few rows per lane as it can.
     const unsigned len = max(la, lb);
     const unsigned stripes = max(1u, (len + kStripeRows - 1) / kStripeRows);
-    const unsigned rows = (len + stripes - 1) / stripes;
-    if (rows <= 64) score_pair<2>(p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
-    else if (rows <= 128) score_pair<4>(p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
-    else if (rows <= 192) score_pair<6>(p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
-    else score_pair<8>(p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
+    const unsigned rows_per_lane = max(1u, ((len + stripes - 1) / stripes + 31) / 32);
+    score_pair_with<1, kWarps, kMaxRowsPerLane>(rows_per_lane, p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
   }
 }
 
 class GpuSwKernel;
+
+// What a launch of one kernel shape needs: its function, block size, shared memory and blocks.
+struct LaunchShape {
+  void (*kernel)(SwLaunch);
+  unsigned threads, stripe_rows;
+  std::size_t shared_bytes;
+  unsigned blocks;  // as many as fit on the device at once
+};
+
+template <int kWarps, int kMaxRowsPerLane>
+LaunchShape launch_shape(int device, int codes) {
+  constexpr KernelShape kShape{kWarps, kMaxRowsPerLane};
+  LaunchShape l{sw_search_kernel<kWarps, kMaxRowsPerLane>, 32u * kWarps, kShape.stripe_rows(),
+                (static_cast<std::size_t>(codes) * codes * 2 + 15) / 16 * 16 +
+                    static_cast<std::size_t>(codes) * kShape.stripe_rows() * 4,
+                0};
+  check(cudaFuncSetAttribute(l.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(l.shared_bytes)),
+        "shared memory size");
+  int blocks_per_sm = 0, multiprocessors = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, l.kernel, static_cast<int>(l.threads),
+                                                      l.shared_bytes),
+        "occupancy");
+  check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "multiprocessor count");
+  l.blocks = static_cast<unsigned>(std::max(1, blocks_per_sm) * multiprocessors);
+  return l;
+}
 
 class GpuSwScorer final : public SwScorer {
  public:
@@ -307,7 +361,7 @@ class GpuSwScorer final : public SwScorer {
  private:
   // Queries [begin, end) of the tile in one launch.
   void launch(const SwSequences& queries, const SwSequences& targets, const engine::WorkTile& tile, std::size_t begin,
-              std::size_t end, bool striped, int* scores);
+              std::size_t end, const LaunchShape& shape, bool striped, int* scores);
 
   const GpuSwKernel& kernel_;
   int device_;  // made current before the stream and events below are created
@@ -333,18 +387,11 @@ class GpuSwKernel final : public SwKernel {
         table[q * codes_ + t] = static_cast<short>(matrix.score(static_cast<std::uint8_t>(q), static_cast<std::uint8_t>(t)));
     matrix_.upload(table);
     overflow_limit_ = 32767 - std::max(0, matrix.max_score());
-    shared_bytes_ = (static_cast<std::size_t>(codes_) * codes_ * 2 + 15) / 16 * 16 +
-                    static_cast<std::size_t>(codes_) * kStripeRows * 4;
-    check(cudaFuncSetAttribute(sw_search_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(shared_bytes_)),
-          "shared memory size");
-    int blocks_per_sm = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, sw_search_kernel, 32 * kWarpsPerBlock,
-                                                        shared_bytes_),
-          "occupancy");
-    int multiprocessors = 0;
-    check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "multiprocessor count");
-    blocks_ = static_cast<unsigned>(std::max(1, blocks_per_sm) * multiprocessors);
+    many_queries_ = launch_shape<kManyQueries.warps, kManyQueries.max_rows_per_lane>(device, codes_);
+    few_queries_ = launch_shape<kFewQueries.warps, kFewQueries.max_rows_per_lane>(device, codes_);
+  }
+  const LaunchShape& shape_for(std::size_t queries) const {
+    return queries >= static_cast<std::size_t>(kManyQueries.warps) ? many_queries_ : few_queries_;
   }
 
   std::string_view name() const override { return name_; }
@@ -365,8 +412,7 @@ class GpuSwKernel final : public SwKernel {
   std::string name_;
   int codes_ = 0;
   int overflow_limit_ = 0;
-  std::size_t shared_bytes_ = 0;
-  unsigned blocks_ = 0;
+  LaunchShape many_queries_{}, few_queries_{};
   DeviceBuffer<short> matrix_;
   DeviceBuffer<unsigned char> residues_;
   DeviceBuffer<std::size_t> offsets_;
@@ -388,9 +434,10 @@ void GpuSwScorer::score_tile(const SwSequences& queries, const SwSequences& targ
                              int* scores) {
   if (tile.target_count == 0 || tile.query_count == 0) return;
   check(cudaSetDevice(kernel_.device_), "cudaSetDevice");
+  const LaunchShape& shape = kernel_.shape_for(tile.query_count);
   bool striped = false;
   for (std::size_t t = tile.first_target; t < tile.first_target + tile.target_count && !striped; ++t)
-    striped = targets.offsets[t + 1] - targets.offsets[t] > static_cast<std::size_t>(kStripeRows);
+    striped = targets.offsets[t + 1] - targets.offsets[t] > shape.stripe_rows;
   std::size_t begin = 0;
   while (begin < tile.query_count) {
     // Striped launches keep every query's boundary entries within a block's buffer.
@@ -400,13 +447,13 @@ void GpuSwScorer::score_tile(const SwSequences& queries, const SwSequences& targ
       ++end;
     } while (end < tile.query_count &&
              (!striped || entries + query_slot(queries.sequence(tile.first_query + end).size()) <= kBoundaryEntries));
-    launch(queries, targets, tile, begin, end, striped, scores);
+    launch(queries, targets, tile, begin, end, shape, striped, scores);
     begin = end;
   }
 }
 
 void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets, const engine::WorkTile& tile,
-                         std::size_t begin, std::size_t end, bool striped, int* scores) {
+                         std::size_t begin, std::size_t end, const LaunchShape& shape, bool striped, int* scores) {
   const std::size_t n = end - begin;
   const unsigned pairs = static_cast<unsigned>((tile.target_count + 1) / 2);
   // Letters with padding on both sides, then per query: start, length, boundary start.
@@ -438,7 +485,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   index_.reserve(3 * n);
   scores_.reserve(n * pairs);
   host_scores_.reserve(n * pairs);
-  if (striped) boundary_.reserve(static_cast<std::size_t>(kernel_.blocks_) * (entries + kBoundaryHeadroom));
+  if (striped) boundary_.reserve(static_cast<std::size_t>(shape.blocks) * (entries + kBoundaryHeadroom));
   check(cudaMemcpyAsync(letters_.ptr, host_letters_.ptr, letters, cudaMemcpyHostToDevice, stream_), "queries");
   check(cudaMemcpyAsync(index_.ptr, host_index_.ptr, 3 * n * sizeof(unsigned), cudaMemcpyHostToDevice, stream_), "queries");
   check(cudaMemsetAsync(counter_.ptr, 0, sizeof(unsigned), stream_), "counter");
@@ -464,7 +511,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
   p.scores = scores_.ptr;
   p.one = 1;
   check(cudaEventRecord(start_, stream_), "event");
-  sw_search_kernel<<<kernel_.blocks_, 32 * kWarpsPerBlock, kernel_.shared_bytes_, stream_>>>(p);
+  shape.kernel<<<shape.blocks, shape.threads, shape.shared_bytes, stream_>>>(p);
   check(cudaGetLastError(), "kernel launch");
   check(cudaEventRecord(stop_, stream_), "event");
   check(cudaMemcpyAsync(host_scores_.ptr, scores_.ptr, n * pairs * sizeof(unsigned), cudaMemcpyDeviceToHost, stream_),
