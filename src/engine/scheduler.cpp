@@ -64,11 +64,7 @@ class RateMeter {
   bool cpu_worker_retires(std::size_t group, std::size_t remaining) {
     std::lock_guard lock(mutex_);
     if (!has_gpu_ || !measured()) return false;
-    // A CPU group adding under kMinCpuShare of the rate retires at once: its cores are worth more to
-    // the GPUs' host side (ranking a take's results, preparing the next) than its own tiles.
-    const bool small_share = rate(group) * static_cast<double>(active_[group]) < kMinCpuShare * total_rate();
-    if (!small_share && seconds_for_others(group, static_cast<double>(remaining)) >= kTileTimeSpread / rate(group))
-      return false;
+    if (seconds_for_others(group, static_cast<double>(remaining)) >= kTileTimeSpread / rate(group)) return false;
     --active_[group];
     return true;
   }
@@ -78,9 +74,6 @@ class RateMeter {
   // that ends after the others have finished holds the whole run up, while a tile left to a GPU
   // costs it a fraction of that.
   static constexpr double kTileTimeSpread = 1.5;
-  // Measured on the lent H100 (docs/performance.md, issue 15): 15 AVX-512 cores added 5-7 % to
-  // search's GPU and made the run 10-40 % slower.
-  static constexpr double kMinCpuShare = 0.1;
 
   double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 

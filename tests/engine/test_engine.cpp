@@ -158,25 +158,12 @@ TEST(Scheduler, SharesByMeasuredRateSoTheMixIsNeverSlowerThanItsFastestDevice) {
 // and leave it their part after its take.
 TEST(Scheduler, CpuWorkersCountTheGpuBusyUntilItsTakeEnds) {
   const std::vector<WorkerGroup> both{{"cpu", 2, 1}, {"gpu", 1, 1u << 20}};
-  const std::size_t tiles = 1200;
-  const double cpu_rate = 100, gpu_rate = 1000;  // per worker: 10 ms per CPU tile, a sixth of the rate
-  std::vector<DeviceReport> reports;
-  run_fake(both, {cpu_rate, gpu_rate}, tiles, reports);
-  ASSERT_EQ(reports.size(), 2u);
-  EXPECT_EQ(reports[0].cells + reports[1].cells, static_cast<double>(tiles));
-  const double cpu_share = tiles * 2 * cpu_rate / (2 * cpu_rate + gpu_rate);  // 200 tiles
-  EXPECT_GT(reports[0].cells, cpu_share / 2) << "the CPU workers scored " << reports[0].cells << " tiles";
-}
-
-// CPU workers that add under a tenth of the rate stop once it is measured: on search's GPU work
-// they had made the run slower, not faster.
-TEST(Scheduler, CpuWorkersWithASmallShareLeaveTheWorkToTheGpu) {
-  const std::vector<WorkerGroup> both{{"cpu", 2, 1}, {"gpu", 1, 1u << 20}};
   const std::size_t tiles = 2000;
-  const double cpu_rate = 20, gpu_rate = 2000;  // per worker: 50 ms per CPU tile, 2 % of the rate
+  const double cpu_rate = 20, gpu_rate = 2000;  // per worker: 50 ms per CPU tile
   std::vector<DeviceReport> reports;
   run_fake(both, {cpu_rate, gpu_rate}, tiles, reports);
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0].cells + reports[1].cells, static_cast<double>(tiles));
-  EXPECT_LE(reports[0].cells, 4) << "the CPU workers scored " << reports[0].cells << " tiles";
+  const double cpu_share = tiles * 2 * cpu_rate / (2 * cpu_rate + gpu_rate);  // about 39 tiles
+  EXPECT_GT(reports[0].cells, cpu_share / 2) << "the CPU workers scored " << reports[0].cells << " tiles";
 }
