@@ -99,7 +99,7 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
   for (std::size_t k = 0; k < std::min(kTracedBeforePairing, result.placements.size()); ++k)
     trace_placement(index_, params_.scoring, letters.codes[result.placements[k].reverse], result.placements[k]);
   choose_placements(result, read_length, params_);
-  set_single_end_mapq(result, params_);
+  set_single_end_mapq(result, read_length, params_);
 }
 
 void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params) {

@@ -12,6 +12,24 @@ constexpr int kMaxMapq = 60;
 // insert-size difference or a gap extension, too little evidence to rank it above MAPQ 0, the mark
 // SAM readers (and `samtools view -q 1`) take for "one of several places".
 constexpr double kMinNamedPhred = 7;
+// A copy within one substitution of the placement differs from it at a single read base, where a
+// sequencing error or a variant of the sample's genome (which the error model does not see: strains
+// and paralogs differ from the reference far more often than bases are misread) swaps the two.
+// BWA-MEM, whose MAPQ users' filters are tuned to (`-q 10`, `-q 20`), names such single reads 8-10
+// (measured: 10 at 100 bp, 8 at 150 bp, less as identity drops); hyalign names them no higher, on
+// the same scale: Phred points per substitution of gap, shrinking with the log of the aligned
+// length past 50 letters and with the square of identity. A pair's mate is evidence of its own:
+// pairing scores the pair's alternatives, as BWA-MEM does.
+constexpr double kNearCopyPhredPerSubstitution = 13.5;
+
+int near_copy_mapq(const Placement& p, std::int32_t read_length, int gap, const kernels::ExtendScoring& scoring) {
+  const double length = std::max(p.query_end - p.query_begin, 1);
+  const double one_substitution = scoring.match + scoring.mismatch;
+  const double score = p.score - alignment_bonus(p, read_length, scoring);  // SAM's AS
+  const double identity = std::clamp(1.0 - (length * scoring.match - score) / one_substitution / length, 0.0, 1.0);
+  const double shrink = (length <= 50 ? 1.0 : std::log(50.0) / std::log(length)) * identity * identity;
+  return static_cast<int>(kNearCopyPhredPerSubstitution * gap / one_substitution * shrink * shrink + 0.499);
+}
 
 }  // namespace
 
@@ -42,7 +60,7 @@ int mapq_from_scores(double best, std::span<const double> others, std::span<cons
   return std::clamp(static_cast<int>(q + 0.499), 0, kMaxMapq);
 }
 
-void set_single_end_mapq(EndResult& end, const MapParams& params) {
+void set_single_end_mapq(EndResult& end, std::int32_t read_length, const MapParams& params) {
   if (!end.mapped()) {
     end.mapq = 0;
     return;
@@ -50,6 +68,10 @@ void set_single_end_mapq(EndResult& end, const MapParams& params) {
   const int best = end.best().score;
   const std::vector<double> others(end.alternatives.begin(), end.alternatives.end());
   end.mapq = mapq_from_scores(best, others, {}, unseen_alternative_score(params), params);
+  const int one_substitution = params.scoring.match + params.scoring.mismatch;
+  const int gap = best - (end.alternatives.empty() ? 0 : *std::max_element(end.alternatives.begin(), end.alternatives.end()));
+  if (!end.alternatives.empty() && gap <= one_substitution)
+    end.mapq = std::min(end.mapq, near_copy_mapq(end.best(), read_length, gap, params.scoring));
 }
 
 }  // namespace hyalign::map

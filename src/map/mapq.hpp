@@ -24,6 +24,6 @@ int mapq_from_scores(double best, std::span<const double> others, std::span<cons
 int unseen_alternative_score(const MapParams& params);
 
 // The single-end MAPQ of an end's primary placement, from its alternatives.
-void set_single_end_mapq(EndResult& end, const MapParams& params);
+void set_single_end_mapq(EndResult& end, std::int32_t read_length, const MapParams& params);
 
 }  // namespace hyalign::map

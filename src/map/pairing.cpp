@@ -133,7 +133,7 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
   if (!added) return;
   sort_placements(mate.placements, tie_seed);
   choose_placements(mate, read_length, params);
-  set_single_end_mapq(mate, params);
+  set_single_end_mapq(mate, read_length, params);
 }
 
 bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,

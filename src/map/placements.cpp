@@ -66,6 +66,10 @@ Window chain_window(const Chain& chain, std::uint32_t margin) {
   return {center - half, static_cast<std::uint32_t>(2 * half + 1), chain.sequence};
 }
 
+int alignment_bonus(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring) {
+  return (p.query_begin == 0 ? scoring.clip5 : 0) + (p.query_end == read_length ? scoring.clip3 : 0);
+}
+
 Window rescue_window(std::int64_t lowest, std::int64_t highest, std::uint32_t sequence) {
   return {lowest, static_cast<std::uint32_t>(std::max<std::int64_t>(1, highest - lowest + 1)), sequence};
 }

@@ -36,6 +36,9 @@ struct Placement {
 
 // The band around a chain's diagonals, `margin` letters wider on each side.
 Window chain_window(const Chain& chain, std::uint32_t margin);
+// The clip bonuses a placement's score holds: BWA's -L for each end of the read it reaches. SAM's
+// AS is the score without them.
+int alignment_bonus(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring);
 // The band for a mate expected to start at text positions [lowest, highest].
 Window rescue_window(std::int64_t lowest, std::int64_t highest, std::uint32_t sequence);
 

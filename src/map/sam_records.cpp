@@ -83,10 +83,6 @@ void edit_tags(const Placement& p, const EndLetters& letters, std::string_view t
   fmt::format_to(std::back_inserter(md), "{}", same);
 }
 
-int alignment_bonus(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring) {
-  return (p.query_begin == 0 ? scoring.clip5 : 0) + (p.query_end == read_length ? scoring.clip3 : 0);
-}
-
 void append_int(bam1_t* b, const char tag[2], int value) {
   if (bam_aux_update_int(b, tag, value) != 0) throw std::bad_alloc();
 }
