@@ -16,11 +16,11 @@ constexpr std::array<std::pair<std::string_view, int>, 17> kColumnNames{{
     {"qend", 7}, {"sstart", 8}, {"send", 9}, {"evalue", 10}, {"bitscore", 11}, {"score", 12}, {"qlen", 13},
     {"slen", 14}, {"nident", 15}, {"gaps", 16}}};
 
-// BLAST+'s tabular formatting of E-values and bit scores.
+// BLAST+'s tabular formatting of E-values and bit scores (2.12: three significant digits below
+// 0.0009, bit scores over 99.9 cut to an integer, not rounded).
 std::string format_evalue(double e) {
   if (e < 1.0e-180) return "0.0";
-  if (e < 1.0e-99) return fmt::format("{:.0e}", e);
-  if (e < 0.0009) return fmt::format("{:.0e}", e);
+  if (e < 0.0009) return fmt::format("{:.2e}", e);
   if (e < 0.1) return fmt::format("{:.3f}", e);
   if (e < 1.0) return fmt::format("{:.2f}", e);
   if (e < 10.0) return fmt::format("{:.1f}", e);
@@ -28,7 +28,7 @@ std::string format_evalue(double e) {
 }
 std::string format_bitscore(double b) {
   if (b > 99999) return fmt::format("{:.3e}", b);
-  if (b > 99.9) return fmt::format("{:.0f}", b);
+  if (b > 99.9) return fmt::format("{}", static_cast<long>(b));
   return fmt::format("{:.1f}", b);
 }
 

@@ -271,7 +271,7 @@ void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSe
 
 // ---- Step 6: write ----
 void write_hits(AtomicOutput& out, const TabularFormat& format, const CodedSequences& queries, const TopHits& top,
-                const Scoring& scoring, std::size_t db_residues) {
+                const Scoring& scoring, std::size_t db_residues, std::size_t db_sequences) {
   for (std::size_t q = 0; q < queries.size(); ++q)
     for (const engine::ScoredTarget& hit : top.of(q)) {
       const HitDetails& d = top.details(q, hit.target);
@@ -292,10 +292,11 @@ void write_hits(AtomicOutput& out, const TabularFormat& format, const CodedSeque
       row.slen = d.length;
       row.score = hit.score;
       if (const auto& ka = scoring.statistics) {
-        // BLAST's even-score DNA tables apply to scores rounded down to even.
-        const int stat_score = ka->round_down ? (hit.score & ~1) : hit.score;
-        row.bitscore = bit_score(stat_score, *ka);
-        row.evalue = evalue(stat_score, static_cast<double>(queries.length(q)), static_cast<double>(db_residues), *ka);
+        row.bitscore = bit_score(hit.score, *ka);
+        row.evalue = evalue(hit.score,
+                            {static_cast<double>(queries.length(q)), static_cast<double>(d.length),
+                             static_cast<double>(db_residues), static_cast<double>(db_sequences)},
+                            *ka);
       }
       out.write(format.line(row));
     }
@@ -363,7 +364,7 @@ void run_search(const SearchOptions& o) {
   warn_unknown_letters(source->unknown_letters(), scoring.matrix, o.database);
 
   step_start = Clock::now();
-  write_hits(out, format, queries, top, scoring, db_residues);
+  write_hits(out, format, queries, top, scoring, db_residues, db_sequences);
   out.commit();
   steps.writing = seconds_since(step_start);
   const double scoring_seconds = steps.scoring + steps.tracebacks;

@@ -3,6 +3,7 @@
 # usage: search.sh HYALIGN
 set -u
 hyalign=$(realpath "$1")
+data=$(realpath "$(dirname "$0")/../data")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -95,6 +96,30 @@ expect_error unknown_column -q queries.fa -d db.fa --outfmt '6 qseqid nonsense'
 # letters outside the alphabet: read as X with one warning
 printf '>odd\nMKV1LLJ\n' >odd.fa
 "$hyalign" search -q odd.fa -d db.fa -o odd.tsv 2>odd.log && grep -q 'warning: .*read as X' odd.log && ok unknown_letters_warned || fail unknown_letters_warned
+
+# E-values and bit scores as BLAST+ 2.12 prints them (tests/data/blast/README.md): every hit for which
+# hyalign finds BLAST's raw score shows BLAST's evalue and bitscore text, and every hit BLAST reports
+# is among hyalign's (-k covers the database).
+same_as_blast() {  # NAME BLAST_OUTPUT HYALIGN_OUTPUT MIN_COMPARED
+  awk -F'\t' -v name="$1" -v min="$4" '
+    NR == FNR { score[$1 FS $2] = $5; text[$1 FS $2] = $3 " " $4; next }
+    !(($1 FS $2) in score) { missing++; next }
+    score[$1 FS $2] == $5 {
+      compared++
+      if (text[$1 FS $2] != $3 " " $4 && ++wrong <= 5) print "  " $1, $2, "score " $5 ": BLAST " $3 " " $4 ", hyalign " text[$1 FS $2]
+    }
+    END {
+      printf "  %s: %d of %d BLAST hits compared, %d differ, %d missing\n", name, compared, FNR, wrong, missing
+      exit !(compared >= min && wrong == 0 && missing == 0)
+    }' "$3" "$2" && ok "$1" || fail "$1"
+}
+columns='6 qseqid sseqid evalue bitscore score qlen slen'
+"$hyalign" search -q "$data/blast/protein_queries.fasta" -d "$data/blast/proteins.fasta" -k 1000 --outfmt "$columns" \
+  -o blastp_like.tsv 2>/dev/null
+same_as_blast evalues_as_blastp "$data/blast/blastp.tsv" blastp_like.tsv 3000
+"$hyalign" search -q "$data/blast/dna_queries.fasta" -d "$data/papara/q2_16S/ref.fasta" -k 1000 --outfmt "$columns" \
+  -o blastn_like.tsv 2>/dev/null
+same_as_blast evalues_as_blastn "$data/blast/blastn.tsv" blastn_like.tsv 3400
 
 echo "search: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]

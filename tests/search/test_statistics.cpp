@@ -1,15 +1,22 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "search/statistics.hpp"
 
 using hyalign::search::bit_score;
+using hyalign::search::effective_search_space;
 using hyalign::search::evalue;
 using hyalign::search::karlin_altschul;
 using hyalign::search::karlin_altschul_dna;
 using hyalign::search::KarlinAltschul;
+using hyalign::search::length_adjustment;
+using hyalign::search::SearchSpace;
 
 TEST(Statistics, Blosum62DefaultGapsMatchBlast) {
   const auto ka = karlin_altschul("BLOSUM62", 11, 1);
@@ -18,6 +25,17 @@ TEST(Statistics, Blosum62DefaultGapsMatchBlast) {
   EXPECT_DOUBLE_EQ(ka->k, 0.041);
   EXPECT_DOUBLE_EQ(ka->h, 0.14);
   EXPECT_FALSE(ka->round_down);
+  EXPECT_DOUBLE_EQ(ka->alpha, 1.9);
+  EXPECT_DOUBLE_EQ(ka->beta, -30);
+  // Spouge's parameters: slopes from the 11/1 row, intercepts 2·(11 + 1)·(ungapped − gapped slope)
+  // with the ungapped row's alpha 0.7916 and alpha_v 4.96466.
+  ASSERT_TRUE(ka->finite_size.has_value());
+  EXPECT_DOUBLE_EQ(ka->finite_size->a, 1.9);
+  EXPECT_NEAR(ka->finite_size->b, 24 * (0.7916 - 1.9), 1e-12);
+  EXPECT_DOUBLE_EQ(ka->finite_size->alpha, 42.6028);
+  EXPECT_NEAR(ka->finite_size->beta, 24 * (4.96466 - 42.6028), 1e-12);
+  EXPECT_DOUBLE_EQ(ka->finite_size->sigma, 43.6362);
+  EXPECT_NEAR(ka->finite_size->tau, 24 * (4.96466 - 43.6362), 1e-12);
   const auto lower = karlin_altschul("blosum62", 11, 1);
   ASSERT_TRUE(lower.has_value());
   EXPECT_DOUBLE_EQ(lower->lambda, 0.267);
@@ -52,7 +70,7 @@ TEST(Statistics, EveryMatrixHasItsBlastDefaults) {
 TEST(Statistics, TableSizesMatchBlast) {
   // Gapped entries per matrix in blast_stat.c (its *_VALUES_MAX minus the ungapped row).
   const std::pair<const char*, int> sizes[] = {{"BLOSUM45", 13}, {"BLOSUM50", 15}, {"BLOSUM62", 11},
-                                               {"BLOSUM80", 9},  {"PAM30", 6},     {"PAM70", 6},
+                                               {"BLOSUM80", 9},  {"PAM30", 10},    {"PAM70", 8},
                                                {"PAM250", 15}};
   for (const auto& [matrix, expected] : sizes) {
     int found = 0;
@@ -79,6 +97,9 @@ TEST(Statistics, BlastnTables) {
   EXPECT_DOUBLE_EQ(ka->k, 0.41);
   EXPECT_DOUBLE_EQ(ka->h, 0.78);
   EXPECT_TRUE(ka->round_down);
+  EXPECT_DOUBLE_EQ(ka->alpha, 0.8);
+  EXPECT_DOUBLE_EQ(ka->beta, -2);
+  EXPECT_FALSE(ka->finite_size.has_value());  // BLAST has no Gumbel parameters for DNA
 
   ka = karlin_altschul_dna(2, -3, 4, 4);
   ASSERT_TRUE(ka.has_value());
@@ -117,12 +138,14 @@ TEST(Statistics, BlastnTables) {
 }
 
 TEST(Statistics, BlastnScalesMultiplesOfATabulatedPair) {
-  // +2/-4 is +1/-2 scaled by 2: gap costs double, lambda halves, K and H stay.
+  // +2/-4 is +1/-2 scaled by 2: gap costs double, lambda and alpha halve, K, H and beta stay.
   auto ka = karlin_altschul_dna(2, -4, 4, 2);
   ASSERT_TRUE(ka.has_value());
   EXPECT_DOUBLE_EQ(ka->lambda, 1.29 / 2);
   EXPECT_DOUBLE_EQ(ka->k, 0.49);
   EXPECT_DOUBLE_EQ(ka->h, 0.92);
+  EXPECT_DOUBLE_EQ(ka->alpha, 1.4 / 2);
+  EXPECT_DOUBLE_EQ(ka->beta, -1);
   // +4/-6 is +2/-3 scaled by 2.
   ka = karlin_altschul_dna(4, -6, 10, 4);
   ASSERT_TRUE(ka.has_value());
@@ -144,26 +167,163 @@ TEST(Statistics, UntabulatedDnaCombinationsHaveNoParameters) {
 }
 
 // Hand-computed: BLOSUM62 11/1, S = 50: lambda*S = 13.35, ln K = ln 0.041 = -3.194183212,
-// bits = (13.35 + 3.194183212) / ln 2 = 23.86821108; E = 0.041 * 100 * 1e6 * e^-13.35 = 6.530591569.
-TEST(Statistics, BitScoreAndEvalueByHand) {
+// bits = (13.35 + 3.194183212) / ln 2 = 23.86821108; +2/-3 5/2, S = 40: (25 - ln 0.41) / ln 2.
+TEST(Statistics, BitScoreByHand) {
   const KarlinAltschul ka{0.267, 0.041, 0.14};
   EXPECT_NEAR(bit_score(50, ka), 23.86821108, 1e-7);
-  EXPECT_NEAR(evalue(50, 100, 1e6, ka), 6.530591569, 1e-8);
-  // +2/-3 5/2, S = 40: bits = (25 - ln 0.41) / ln 2 = 37.35368021; E = 0.41 * 1000 * 5e9 * e^-25.
   const KarlinAltschul dna{0.625, 0.41, 0.78, true};
   EXPECT_NEAR(bit_score(40, dna), 37.35368021, 1e-7);
-  EXPECT_NEAR(evalue(40, 1000, 5e9, dna), 28.47028492, 1e-7);
-  // Score 0: bits = -log2 K, E = K m n.
   EXPECT_NEAR(bit_score(0, ka), -std::log2(0.041), 1e-12);
-  EXPECT_NEAR(evalue(0, 10, 20, ka), 0.041 * 200, 1e-12);
 }
 
-TEST(Statistics, EvalueIsSearchSpaceTimesTwoToMinusBits) {
-  const KarlinAltschul ka{0.267, 0.041, 0.14};
-  for (int s : {10, 37, 100, 250}) {
-    const double m = 321, n = 4.5e7;
-    EXPECT_NEAR(evalue(s, m, n, ka) / (m * n * std::exp2(-bit_score(s, ka))), 1.0, 1e-12) << s;
+// BLAST's length adjustments and effective search spaces ("Statistics_hsp-len" and
+// "Statistics_eff-space" of blastp/blastn 2.12 -outfmt 5) for the queries of tests/data/blast.
+TEST(Statistics, LengthAdjustmentMatchesBlast) {
+  struct Case {
+    const char* matrix;
+    int open, extend;
+    double query_length;
+    int adjustment;
+    double search_space;
+  };
+  // Database: tests/data/blast/proteins.fasta, 162,079 residues in 993 sequences.
+  const Case cases[] = {
+      {"BLOSUM62", 11, 1, 35, 9, 3981692},      {"BLOSUM62", 11, 1, 144, 60, 8609916},
+      {"BLOSUM62", 11, 1, 348, 68, 26475400},   {"BLOSUM62", 11, 1, 2554, 83, 196839860},
+      {"BLOSUM45", 14, 2, 35, 3, 5091200},      {"BLOSUM45", 14, 2, 422, 95, 22152288},
+      {"PAM30", 9, 1, 35, 14, 3111717},         {"PAM30", 9, 1, 2554, 22, 355069956},
+      {"BLOSUM80", 10, 1, 176, 37, 17421982},   {"PAM250", 14, 2, 35, 0, 5672765},
+      {"PAM250", 14, 2, 189, 92, 6860131},      {"PAM250", 14, 2, 2554, 140, 55664426},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.matrix << " " << c.open << "/" << c.extend << " m=" << c.query_length);
+    const auto ka = karlin_altschul(c.matrix, c.open, c.extend);
+    ASSERT_TRUE(ka.has_value());
+    EXPECT_EQ(length_adjustment(*ka, c.query_length, 162079, 993), c.adjustment);
+    EXPECT_EQ(effective_search_space(*ka, c.query_length, 162079, 993), c.search_space);
   }
-  // Each extra raw point divides E by e^lambda.
-  EXPECT_NEAR(evalue(60, 100, 1e6, ka) / evalue(61, 100, 1e6, ka), std::exp(0.267), 1e-12);
+  // blastn +2/-3 5/2 against the 16S reference of tests/data/papara/q2_16S (624,056 bases, 508 sequences).
+  const auto dna = karlin_altschul_dna(2, -3, 5, 2);
+  ASSERT_TRUE(dna.has_value());
+  EXPECT_EQ(length_adjustment(*dna, 125, 624056, 508), 19);
+  EXPECT_EQ(effective_search_space(*dna, 125, 624056, 508), 65126824);
+  // No adjustment where K·m·n does not exceed max(m, n) (0.41 · 2 · 2 < 2): too small to correct.
+  EXPECT_EQ(length_adjustment(*dna, 2, 2, 1), 0);
+  EXPECT_EQ(effective_search_space(*dna, 2, 2, 1), 4);
+}
+
+// Spouge's finite-size correction against blastp 2.12's E-values (-outfmt 5, six digits) for hits of
+// tests/data/blast's queries FLAV_NOSSM (35 residues) and 7LES_DROME (2,554 residues).
+TEST(Statistics, SpougeEvaluesMatchBlastp) {
+  struct Case {
+    const char* matrix;
+    int open, extend;
+    double query_length, subject_length;
+    int score;
+    double blast_evalue;
+  };
+  const Case cases[] = {
+      {"BLOSUM62", 11, 1, 35, 35, 174, 1.64642e-21},     {"BLOSUM62", 11, 1, 35, 170, 138, 8.99265e-15},
+      {"BLOSUM62", 11, 1, 35, 170, 93, 3.22122e-08},     {"BLOSUM62", 11, 1, 2554, 272, 526, 1.46661e-61},
+      {"BLOSUM62", 11, 1, 2554, 147, 46, 45.272},        {"BLOSUM62", 11, 1, 2554, 160, 32, 2567.27},
+      {"BLOSUM45", 14, 2, 2554, 273, 1726, 2.1695e-162}, {"BLOSUM45", 14, 2, 2554, 520, 64, 40.2679},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.matrix << " m=" << c.query_length << " n=" << c.subject_length
+                                    << " S=" << c.score);
+    const auto ka = karlin_altschul(c.matrix, c.open, c.extend);
+    ASSERT_TRUE(ka.has_value());
+    const double e = evalue(c.score, {c.query_length, c.subject_length, 162079, 993}, *ka);
+    EXPECT_NEAR(e / c.blast_evalue, 1.0, 1e-5);
+  }
+}
+
+// Without a finite-size correction (DNA) the E-value is K times BLAST's effective search space times
+// e^(−λS), with odd scores rounded down to even for the even-score tables (the bit score is not).
+TEST(Statistics, DnaEvalueUsesTheEffectiveSearchSpace) {
+  const auto ka = karlin_altschul_dna(2, -3, 5, 2);
+  ASSERT_TRUE(ka.has_value());
+  const SearchSpace space{125, 1170, 624056, 508};
+  EXPECT_NEAR(evalue(154, space, *ka) / (0.41 * 65126824 * std::exp(-0.625 * 154)), 1.0, 1e-12);
+  EXPECT_EQ(evalue(155, space, *ka), evalue(154, space, *ka));
+  EXPECT_GT(bit_score(155, *ka), bit_score(154, *ka));
+  // The subject's length does not enter: BLAST uses the database's totals only.
+  EXPECT_EQ(evalue(154, {125, 50, 624056, 508}, *ka), evalue(154, space, *ka));
+}
+
+namespace {
+
+// One line of BLAST+'s -outfmt '6 qseqid sseqid evalue bitscore score qlen slen'.
+struct BlastRow {
+  std::string qseqid, sseqid, evalue, bitscore;
+  int score = 0;
+  double qlen = 0, slen = 0;
+};
+
+std::vector<BlastRow> read_blast_rows(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<BlastRow> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    BlastRow r;
+    std::getline(fields, r.qseqid, '\t');
+    std::getline(fields, r.sseqid, '\t');
+    std::getline(fields, r.evalue, '\t');
+    std::getline(fields, r.bitscore, '\t');
+    fields >> r.score >> r.qlen >> r.slen;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// Whether `value` prints as BLAST's `text`: within half a unit of its last digit, where BLAST rounds
+// (E-values, bit scores up to 99.9), or in [text, text + 1) where it cuts to an integer (bit scores
+// over 99.9). "0.0" stands for E-values under 1e-180.
+bool prints_as(double value, const std::string& text, bool cut_integers) {
+  if (text == "0.0") return value < 1e-180;
+  const std::size_t e = text.find('e');
+  const std::string mantissa = text.substr(0, e);
+  const std::size_t dot = mantissa.find('.');
+  const int decimals = dot == std::string::npos ? 0 : static_cast<int>(mantissa.size() - dot - 1);
+  const int exponent = e == std::string::npos ? 0 : std::stoi(text.substr(e + 1));
+  const double printed = std::stod(text), unit = std::pow(10.0, exponent - decimals);
+  const double slack = 1e-9 * std::abs(printed);  // rounding ties
+  if (cut_integers && dot == std::string::npos && e == std::string::npos)
+    return value >= printed - slack && value < printed + 1 + slack;
+  return std::abs(value - printed) <= unit / 2 + slack;
+}
+
+// Every row of a BLAST+ output recomputed from its raw score and lengths.
+void expect_blast_statistics(const std::string& path, const KarlinAltschul& ka, double residues, double sequences,
+                             std::size_t min_rows) {
+  const std::vector<BlastRow> rows = read_blast_rows(path);
+  ASSERT_GE(rows.size(), min_rows) << path;
+  std::size_t wrong = 0;
+  for (const BlastRow& r : rows) {
+    const double e = evalue(r.score, {r.qlen, r.slen, residues, sequences}, ka);
+    const double bits = bit_score(r.score, ka);
+    if (prints_as(e, r.evalue, false) && prints_as(bits, r.bitscore, true)) continue;
+    if (++wrong <= 10)
+      ADD_FAILURE() << r.qseqid << " " << r.sseqid << " score " << r.score << ": E " << e << " bits " << bits
+                    << ", BLAST " << r.evalue << " " << r.bitscore;
+  }
+  EXPECT_EQ(wrong, 0u) << "of " << rows.size() << " rows";
+}
+
+}  // namespace
+
+// blastp 2.12 (BLOSUM62 11/1, -comp_based_stats 0 -seg no) on real proteins: tests/data/blast/README.md.
+// The database as makeblastdb counts it: 162,079 residues in 993 sequences.
+TEST(Statistics, EveryBlastpEvalueAndBitScoreIsReproduced) {
+  const auto ka = karlin_altschul("BLOSUM62", 11, 1);
+  ASSERT_TRUE(ka.has_value());
+  expect_blast_statistics(HYALIGN_TEST_DATA "/blast/blastp.tsv", *ka, 162079, 993, 7000);
+}
+
+// blastn 2.12 (-task blastn +2/-3 5/2, one strand) on 16S: 624,056 bases in 508 sequences.
+TEST(Statistics, EveryBlastnEvalueAndBitScoreIsReproduced) {
+  const auto ka = karlin_altschul_dna(2, -3, 5, 2);
+  ASSERT_TRUE(ka.has_value());
+  expect_blast_statistics(HYALIGN_TEST_DATA "/blast/blastn.tsv", *ka, 624056, 508, 3600);
 }
