@@ -22,6 +22,7 @@
 #include "io/coded_sequences.hpp"
 #include "io/sequence_reader.hpp"
 #include "kernels/cuda/sw_cuda.hpp"
+#include "kernels/scalar/sw_linear.hpp"
 #include "kernels/sw_kernel.hpp"
 #include "search/statistics.hpp"
 
@@ -173,26 +174,28 @@ class TopHits {
     for (const auto& [score, index] : candidates) best_.offer(q, score, chunk.ids[index]);
   }
 
-  // Traceback of the query's hits that came from `chunk`, while it is loaded; drops the details of
-  // hits that left the list.
-  void align_new_hits(std::size_t q, std::span<const std::uint8_t> query, const CodedSequences& chunk,
-                      const std::vector<std::size_t>& index_of_id, std::size_t first_id,
-                      const kernels::SwScoring& scoring) {
-    std::unordered_map<std::size_t, HitDetails> kept;
-    for (const engine::ScoredTarget& hit : best_.of(q)) {
-      if (auto old = details_[q].find(hit.target); old != details_[q].end()) {
-        kept.emplace(hit.target, std::move(old->second));
-        continue;
+  struct NewHit {
+    std::size_t query;
+    engine::ScoredTarget hit;
+    HitDetails* details;  // empty, to be filled
+  };
+
+  // The hits that came from the chunk just scored (those without details), each with room for its
+  // details; drops the details of hits that left the lists.
+  std::vector<NewHit> make_room_for_new_hits() {
+    std::vector<NewHit> fresh;
+    for (std::size_t q = 0; q < details_.size(); ++q) {
+      std::unordered_map<std::size_t, HitDetails> kept;
+      for (const engine::ScoredTarget& hit : best_.of(q)) {
+        const auto old = details_[q].find(hit.target);
+        const bool is_new = old == details_[q].end();
+        if (is_new) fresh.push_back({q, hit, nullptr});
+        kept.emplace(hit.target, is_new ? HitDetails{} : std::move(old->second));
       }
-      const std::size_t index = index_of_id[hit.target - first_id];
-      HitDetails d{std::string(chunk.name(index)), chunk.length(index),
-                   kernels::sw_align_scalar(query, chunk.sequence(index), scoring)};
-      if (d.alignment.score != hit.score)
-        throw std::logic_error(fmt::format("query {}: traceback score {} differs from score {}", q,
-                                           d.alignment.score, hit.score));
-      kept.emplace(hit.target, std::move(d));
+      details_[q] = std::move(kept);
     }
-    details_[q] = std::move(kept);
+    for (NewHit& h : fresh) h.details = &details_[h.query].at(h.hit.target);  // the maps are in place now
+    return fresh;
   }
 
   std::span<const engine::ScoredTarget> of(std::size_t q) const { return best_.of(q); }
@@ -264,8 +267,20 @@ void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSe
   const std::size_t first_id = chunk.empty() ? 0 : *std::min_element(chunk.ids.begin(), chunk.ids.end());
   std::vector<std::size_t> index_of_id(chunk.size());
   for (std::size_t i = 0; i < chunk.size(); ++i) index_of_id[chunk.ids[i] - first_id] = i;
-  parallel_for(queries.size(), threads, [&](std::size_t q, unsigned) {
-    top.align_new_hits(q, queries.sequence(q), chunk, index_of_id, first_id, scoring);
+  // Every hit on any thread, the largest first, so that a long one does not run alone at the end.
+  std::vector<TopHits::NewHit> hits = top.make_room_for_new_hits();
+  const auto cells = [&](const TopHits::NewHit& h) {
+    return queries.length(h.query) * chunk.length(index_of_id[h.hit.target - first_id]);
+  };
+  std::sort(hits.begin(), hits.end(), [&](const auto& a, const auto& b) { return cells(a) > cells(b); });
+  parallel_for(hits.size(), threads, [&](std::size_t k, unsigned) {
+    const TopHits::NewHit& h = hits[k];
+    const std::size_t index = index_of_id[h.hit.target - first_id];
+    *h.details = {std::string(chunk.name(index)), chunk.length(index),
+                  kernels::sw_align_linear(queries.sequence(h.query), chunk.sequence(index), scoring, h.hit.score)};
+    if (h.details->alignment.score != h.hit.score)
+      throw std::logic_error(fmt::format("query {}: traceback score {} differs from score {}", h.query,
+                                         h.details->alignment.score, h.hit.score));
   });
 }
 

@@ -1,0 +1,170 @@
+// sw_align_linear (the linear-space traceback over the cells an alignment of the best score can pass
+// through) against sw_align_scalar (the full matrix): the same alignment, field for field, on random
+// protein and DNA pairs of lengths 0..2000, similar and unrelated, under several gap costs, on
+// repeats full of ties, and whatever score it is given.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/score_matrix.hpp"
+#include "kernels/scalar/sw_linear.hpp"
+#include "kernels/scalar/sw_scalar.hpp"
+
+using namespace hyalign;
+using namespace hyalign::kernels;
+
+namespace {
+
+constexpr const char* kAmino = "ARNDCQEGHILKMFPSTWYV";
+constexpr const char* kDna = "ACGT";
+
+struct ScoringCase {
+  std::string name;
+  ScoreMatrix matrix;
+  std::string letters;
+  int open, extend;
+  SwScoring scoring() const { return {&matrix, open, extend}; }
+  std::vector<std::uint8_t> encode(const std::string& s) const {
+    std::vector<std::uint8_t> out;
+    for (char c : s) out.push_back(matrix.encode(c));
+    return out;
+  }
+};
+
+std::vector<ScoringCase> scoring_cases() {
+  std::vector<ScoringCase> all;
+  all.push_back({"blosum62_11_1", ScoreMatrix::builtin("BLOSUM62"), kAmino, 11, 1});
+  all.push_back({"blosum45_15_2", ScoreMatrix::builtin("BLOSUM45"), kAmino, 15, 2});
+  all.push_back({"pam30_9_1", ScoreMatrix::builtin("PAM30"), kAmino, 9, 1});
+  all.push_back({"blosum62_0_0", ScoreMatrix::builtin("BLOSUM62"), kAmino, 0, 0});
+  all.push_back({"dna_2_-3_5_2", ScoreMatrix::dna(2, -3), kDna, 5, 2});
+  all.push_back({"dna_1_-1_0_1", ScoreMatrix::dna(1, -1), kDna, 0, 1});
+  return all;
+}
+
+std::string random_sequence(std::mt19937& rng, const std::string& letters, std::size_t length) {
+  std::uniform_int_distribution<std::size_t> pick(0, letters.size() - 1);
+  std::string s(length, 'A');
+  for (char& c : s) c = letters[pick(rng)];
+  return s;
+}
+
+// A relative of `s`: substitutions, insertions and deletions at `rate` each.
+std::string relative_of(std::mt19937& rng, const std::string& s, const std::string& letters, double rate) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::uniform_int_distribution<std::size_t> pick(0, letters.size() - 1);
+  std::string out;
+  for (char c : s) {
+    const double x = u(rng);
+    if (x < rate) out += letters[pick(rng)];
+    else if (x < 2 * rate) continue;
+    else if (x < 3 * rate) out += c, out += letters[pick(rng)];
+    else out += c;
+  }
+  return out;
+}
+
+void expect_same(const SwAlignment& got, const SwAlignment& want) {
+  EXPECT_EQ(got.score, want.score);
+  EXPECT_EQ(got.query_start, want.query_start);
+  EXPECT_EQ(got.query_end, want.query_end);
+  EXPECT_EQ(got.target_start, want.target_start);
+  EXPECT_EQ(got.target_end, want.target_end);
+  EXPECT_EQ(got.length, want.length);
+  EXPECT_EQ(got.identities, want.identities);
+  EXPECT_EQ(got.mismatches, want.mismatches);
+  EXPECT_EQ(got.gap_opens, want.gap_opens);
+  EXPECT_EQ(got.gap_columns, want.gap_columns);
+  EXPECT_EQ(got.cigar, want.cigar);
+}
+
+// Both tracebacks of one pair, the linear one given the best score.
+void check_pair(const ScoringCase& setup, const std::string& a, const std::string& b) {
+  SCOPED_TRACE(a.size() < 60 && b.size() < 60 ? a + " / " + b : std::to_string(a.size()) + " x " + std::to_string(b.size()));
+  const auto q = setup.encode(a), t = setup.encode(b);
+  const SwAlignment want = sw_align_scalar(q, t, setup.scoring());
+  expect_same(sw_align_linear(q, t, setup.scoring(), want.score), want);
+}
+
+TEST(SwLinear, SameAlignmentOnRandomPairs) {
+  std::mt19937 rng(15);
+  std::uniform_int_distribution<std::size_t> length(0, 2000);
+  std::uniform_real_distribution<double> rate(0.0, 0.2);
+  for (const ScoringCase& setup : scoring_cases()) {
+    SCOPED_TRACE(setup.name);
+    const auto noise = [&](std::size_t n) { return random_sequence(rng, setup.letters, n); };
+    for (int pair = 0; pair < 20; ++pair) {
+      const std::string a = noise(pair < 10 ? pair : length(rng));
+      const std::string b = pair % 3 == 2 ? noise(length(rng)) : relative_of(rng, a, setup.letters, rate(rng));
+      // End to end, one inside the other (the alignment starts and ends inside it), and overlapping
+      // ends (rows before the alignment, columns after it).
+      const std::size_t pad = 15 * static_cast<std::size_t>(pair);
+      check_pair(setup, a, b);
+      check_pair(setup, a, noise(pad) + b + noise(pad / 3));
+      check_pair(setup, noise(pad / 3) + b + noise(pad), a);
+      check_pair(setup, noise(pad) + a, b + noise(pad));
+      check_pair(setup, b + noise(pad), noise(pad) + a);
+      if (HasFailure()) return;
+    }
+  }
+}
+
+TEST(SwLinear, SameAlignmentWhereTiesAbound) {
+  std::mt19937 rng(16);
+  for (const ScoringCase& setup : scoring_cases()) {
+    SCOPED_TRACE(setup.name);
+    const std::string two = setup.letters.substr(0, 2);
+    for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
+             {"A", "A"}, {"A", "C"}, {"AAAA", "AA"}, {std::string(300, 'A'), std::string(500, 'A')},
+             {std::string(400, 'A'), std::string(200, 'A') + std::string(30, 'C') + std::string(200, 'A')}}) {
+      check_pair(setup, a, b);
+      check_pair(setup, b, a);
+    }
+    for (int pair = 0; pair < 20; ++pair) {
+      // Tandem repeats of a short unit, and a two-letter alphabet: many paths and ends of one score.
+      const std::string unit = random_sequence(rng, setup.letters, 1 + pair % 7);
+      std::string repeat;
+      while (repeat.size() < 200 + 40 * static_cast<std::size_t>(pair)) repeat += unit;
+      check_pair(setup, repeat, relative_of(rng, repeat, setup.letters, 0.03));
+      const std::string a = random_sequence(rng, two, 100 + 50 * pair);
+      check_pair(setup, a, relative_of(rng, a, two, 0.1));
+      check_pair(setup, a, random_sequence(rng, two, 300));
+      if (HasFailure()) return;
+    }
+  }
+}
+
+TEST(SwLinear, AnyGivenScoreGivesTheSameAlignment) {
+  std::mt19937 rng(17);
+  for (const ScoringCase& setup : scoring_cases()) {
+    SCOPED_TRACE(setup.name);
+    for (int pair = 0; pair < 8; ++pair) {
+      const std::string a = random_sequence(rng, setup.letters, 50 + 200 * pair);
+      const std::string b = pair % 2 ? random_sequence(rng, setup.letters, 1500) : relative_of(rng, a, setup.letters, 0.05);
+      const auto q = setup.encode(a), t = setup.encode(b);
+      const SwAlignment want = sw_align_scalar(q, t, setup.scoring());
+      for (const int score : {0, -7, want.score - 1, want.score / 2, want.score + 1, 2 * want.score + 50, INT_MAX}) {
+        SCOPED_TRACE(score);
+        expect_same(sw_align_linear(q, t, setup.scoring(), score), want);
+      }
+      if (HasFailure()) return;
+    }
+  }
+}
+
+TEST(SwLinear, EmptyAndScorelessInputs) {
+  const ScoringCase setup = scoring_cases()[0];
+  for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{{"", ""}, {"", "W"}, {"W", ""}}) {
+    const auto q = setup.encode(a), t = setup.encode(b);
+    expect_same(sw_align_linear(q, t, setup.scoring(), 0), SwAlignment{});
+  }
+  // Nothing scores above 0: DNA mismatches only.
+  const ScoringCase dna = scoring_cases()[4];
+  const auto q = dna.encode("AAAA"), t = dna.encode("CCCCCC");
+  expect_same(sw_align_linear(q, t, dna.scoring(), 0), sw_align_scalar(q, t, dna.scoring()));
+}
+
+}  // namespace
