@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Refuses an #include that points up the layers (docs/architecture.md):
-#   core <- io, engine <- index <- kernels <- papara, search, mem, map <- cli
-# A tool includes no other tool; kernels include nothing from a tool. Run by ctest (layering).
+#   core <- io, engine <- index <- kernels, dist <- papara, search, mem, map <- cli
+# A tool includes no other tool; kernels include nothing from a tool; dist (the MPI job) nothing
+# but core and engine. Run by ctest (layering).
 # usage: scripts/check-layers.sh [SRC_DIR]
 set -euo pipefail
 src=${1:-$(dirname "$0")/../src}
@@ -11,11 +12,12 @@ declare -A allowed=(
   [engine]="core engine"
   [index]="core io index"
   [kernels]="core engine index kernels"
-  [papara]="core io engine kernels papara"
-  [search]="core io engine kernels search"
-  [mem]="core io engine index kernels mem"
-  [map]="core io engine index kernels map hyalign"
-  [cli]="core io engine index kernels papara search mem map cli hyalign"
+  [dist]="core engine dist"
+  [papara]="core io engine kernels dist papara"
+  [search]="core io engine kernels dist search"
+  [mem]="core io engine index kernels dist mem"
+  [map]="core io engine index kernels dist map hyalign"
+  [cli]="core io engine index kernels dist papara search mem map cli hyalign"
 )
 bad=0
 for layer in "${!allowed[@]}"; do

@@ -9,6 +9,9 @@
 namespace hyalign::cli {
 
 using Action = std::function<void()>;
+// A command that writes one file for later runs (an index, a database): in a job of several MPI
+// ranks only rank 0 runs it, since every rank would write the same file.
+Action on_rank_zero(Action action);
 
 // `command_line` is the whole invocation, for logs.
 void add_papara_command(CLI::App& app, Action& action, const std::string& command_line);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -14,12 +15,13 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "dist/job.hpp"
 #include "hyalign/version.hpp"
 
 namespace {
 
 int report(const char* kind, const char* what, int code) {
-  std::fprintf(stderr, "hyalign: %s: %s\n", kind, what);
+  std::fprintf(stderr, "hyalign: %s: %s%s\n", kind, hyalign::dist::error_prefix().c_str(), what);
   return code;
 }
 
@@ -88,5 +90,20 @@ int main(int argc, char** argv) {
   // Past a file size limit (ulimit -f) a write then fails with EFBIG and is reported, instead of
   // the signal ending the process with a temporary file left behind.
   std::signal(SIGXFSZ, SIG_IGN);
-  return close_stdout(run(argc, argv));
+  std::optional<hyalign::dist::Job> job;  // MPI, when mpirun or srun started this process
+  try {
+    job.emplace(argc, argv);
+  } catch (const hyalign::UsageError& e) {
+    return report("error", e.what(), 2);
+  } catch (const std::exception& e) {
+    return report("error", (std::string("cannot start the MPI job: ") + e.what()).c_str(), 3);
+  }
+  const int code = close_stdout(run(argc, argv));
+  // A rank that failed ends the job: the others may wait for its units, and rank 0 must not put
+  // an output in place without them (a signal makes rank 0 remove its temporary files).
+  if (code != 0 && hyalign::dist::size() > 1) {
+    std::fflush(stderr);
+    hyalign::dist::abort_job(code);
+  }
+  return code;
 }

@@ -45,7 +45,7 @@ void add_index_subcommand(CLI::App& cmd, Action& action, std::shared_ptr<unsigne
   index->add_option("-o,--out", *output, "Index file to write (.hymi)")->required();
   index->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
   index->callback([=, &action] {
-    action = [=] { index::build_index_file(*input, *output, worker_threads(*threads, "-t")); };
+    action = on_rank_zero([=] { index::build_index_file(*input, *output, worker_threads(*threads, "-t")); });
   });
 }
 

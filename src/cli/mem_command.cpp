@@ -13,6 +13,7 @@ constexpr std::string_view kMummerWords[] = {"-mum", "-mumreference", "-mumcand"
 
 constexpr std::uint32_t kMaxMinLength = 1u << 30;
 constexpr std::size_t kMaxGpuMemoryMib = std::size_t{1} << 24;  // 16 TiB
+constexpr std::size_t kMaxBatchLetters = std::size_t{1} << 36;
 
 }  // namespace
 
@@ -70,13 +71,20 @@ void add_mem_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(std::size_t{0}, kMaxGpuMemoryMib))
       ->capture_default_str();
 
+  cmd->add_option("--batch-letters", options->batch_letters,
+                  "Query letters per batch (0 = chosen from the output's size; 16 Mi with several MPI ranks, which "
+                  "take the batches in turn)")
+      ->check(CLI::Range(std::size_t{0}, kMaxBatchLetters))
+      ->capture_default_str();
+
   auto* index = cmd->add_subcommand("index", "Build the index of a FASTA reference once, for later runs");
   auto index_input = std::make_shared<std::string>(), index_output = std::make_shared<std::string>();
   index->add_option("reference", *index_input, "Reference FASTA (may be gzipped)")->required();
   index->add_option("-o,--out", *index_output, "Index file to write (.hymi)")->required();
   index->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
   index->callback([=, &action] {
-    action = [=] { index::build_index_file(*index_input, *index_output, worker_threads(*threads, "-t")); };
+    action = on_rank_zero(
+        [=] { index::build_index_file(*index_input, *index_output, worker_threads(*threads, "-t")); });
   });
 
   cmd->callback([=, &action] {

@@ -1,20 +1,26 @@
 #include "cli/options.hpp"
 
 #include <algorithm>
-#include <thread>
 
+#include "cli/commands.hpp"
 #include "core/log.hpp"
+#include "dist/job.hpp"
 
 namespace hyalign::cli {
 
 unsigned worker_threads(unsigned requested, std::string_view flag) {
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned hardware = dist::hardware_threads();  // with several ranks on a node, a share of them
   if (requested == 0) return hardware;
   const unsigned cap = hardware * kMaxThreadsPerCore;
   if (requested <= cap) return requested;
   log_info("notice: {} {} is more than {} threads per hardware thread ({} here); using {}", flag, requested,
            kMaxThreadsPerCore, hardware, cap);
   return cap;
+}
+
+Action on_rank_zero(Action action) {
+  if (dist::writes_output()) return action;
+  return [] {};
 }
 
 void add_device_option(CLI::App& cmd, std::string& device, const std::string& help) {

@@ -75,11 +75,11 @@ void add_search_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(std::size_t{0}, kMaxChunkMb))
       ->capture_default_str();
   makedb->callback([=, &action] {
-    action = [=] {
+    action = on_rank_zero([=] {
       const auto r = write_database(*input, *output, *chunk_mb << 20);
       log_info("wrote {}: {} sequences, {} residues, {} chunk{}", *output, r.sequences, r.residues, r.chunks,
                r.chunks == 1 ? "" : "s");
-    };
+    });
   });
 
   cmd->callback([=, &action] {

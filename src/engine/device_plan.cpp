@@ -17,6 +17,23 @@ DeviceChoice parse_device_choice(std::string_view name) {
   throw UsageError(fmt::format("unknown device '{}': expected auto, cpu, gpu or all", name));
 }
 
+namespace {
+unsigned share_process = 0, share_processes = 1;
+}  // namespace
+
+void share_gpus(unsigned process, unsigned processes) {
+  share_process = process;
+  share_processes = std::max(1u, processes);
+}
+
+std::vector<GpuInfo> gpu_share(std::vector<GpuInfo> found) {
+  if (share_processes == 1 || found.empty()) return found;
+  if (found.size() <= share_processes) return {found[share_process % found.size()]};
+  std::vector<GpuInfo> mine;
+  for (std::size_t g = share_process; g < found.size(); g += share_processes) mine.push_back(found[g]);
+  return mine;
+}
+
 std::future<void> start_gpu_enumeration(DeviceChoice choice) {
   if (choice == DeviceChoice::cpu) return {};
   return std::async(std::launch::async, [] { usable_gpus(); });

@@ -27,6 +27,13 @@ struct GpuInfo {
 // time, or without a usable GPU at run time, empty; gpu_unavailable_reason() says why.
 std::vector<GpuInfo> usable_gpus();
 
+// The GPUs of a node shared by the `processes` processes of a job that run on it (MPI ranks):
+// process p uses the usable GPUs at positions p, p + processes, ... when there are at least as many
+// GPUs as processes, else the one at p modulo their count. Called before the first usable_gpus().
+void share_gpus(unsigned process, unsigned processes);
+// This process's share of `found` (the enumeration behind usable_gpus() applies it).
+std::vector<GpuInfo> gpu_share(std::vector<GpuInfo> found);
+
 // Starts the GPU enumeration (CUDA's start-up, a few hundred milliseconds) on a background thread
 // unless `choice` is cpu, so that it overlaps reading the inputs. The future is ready when done.
 std::future<void> start_gpu_enumeration(DeviceChoice choice);

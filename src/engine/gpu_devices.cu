@@ -9,32 +9,61 @@ namespace hyalign::engine {
 
 namespace {
 
-std::vector<GpuInfo> enumerate_gpus() {
+struct GpuLists {
+  std::vector<GpuInfo> usable;  // this process's share
+  std::vector<int> others;      // capable GPUs in the shares of other processes on the node
+};
+
+bool is_other_process_gpu(const GpuLists& lists, int device) {
+  return std::find(lists.others.begin(), lists.others.end(), device) != lists.others.end();
+}
+
+GpuLists enumerate_gpus() {
+  GpuLists lists;
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) return {};
+  if (cudaGetDeviceCount(&count) != cudaSuccess) return lists;
   int current = 0;
   const bool had_current = cudaGetDevice(&current) == cudaSuccess;
-  std::vector<GpuInfo> gpus;
+  std::vector<GpuInfo> capable;
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, d) != cudaSuccess || prop.major < 9) continue;  // DPX needs sm_90
-    cudaSetDevice(d);
+    capable.push_back({d, prop.name, 0});
+  }
+  // Contexts only on this process's share: a context on another rank's GPU would take its memory.
+  const std::vector<GpuInfo> share = gpu_share(capable);
+  for (const GpuInfo& gpu : capable)
+    if (std::none_of(share.begin(), share.end(), [&](const GpuInfo& s) { return s.index == gpu.index; }))
+      lists.others.push_back(gpu.index);
+  for (GpuInfo gpu : share) {
+    cudaSetDevice(gpu.index);
     // Before the device's context exists: threads waiting on it sleep instead of spinning.
     cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
-    std::size_t free_bytes = 0, total_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) continue;
-    gpus.push_back({d, prop.name, free_bytes});
+    std::size_t total_bytes = 0;
+    if (cudaMemGetInfo(&gpu.free_bytes, &total_bytes) != cudaSuccess) continue;
+    lists.usable.push_back(gpu);
   }
-  if (had_current) cudaSetDevice(current);
-  return gpus;
+  if (had_current && !is_other_process_gpu(lists, current)) cudaSetDevice(current);
+  return lists;
+}
+
+const GpuLists& gpu_lists() {
+  static const GpuLists lists = enumerate_gpus();  // CUDA starts once, on the first call
+  return lists;
+}
+
+// A thread that never chose a GPU is on GPU 0; where that is another process's, it moves to this
+// process's first, so that the call about to come opens no context there.
+void keep_off_other_process_gpus() {
+  const GpuLists& lists = gpu_lists();
+  int current = 0;
+  if (!lists.usable.empty() && cudaGetDevice(&current) == cudaSuccess && is_other_process_gpu(lists, current))
+    cudaSetDevice(lists.usable.front().index);
 }
 
 }  // namespace
 
-std::vector<GpuInfo> usable_gpus() {
-  static const std::vector<GpuInfo> gpus = enumerate_gpus();  // CUDA starts once, on the first call
-  return gpus;
-}
+std::vector<GpuInfo> usable_gpus() { return gpu_lists().usable; }
 
 std::string gpu_unavailable_reason() {
   int count = 0;
@@ -53,6 +82,7 @@ std::string use_gpu(int device) {
 }
 
 void* allocate_page_locked(std::size_t bytes) noexcept {
+  keep_off_other_process_gpus();
   void* memory = nullptr;
   if (cudaMallocHost(&memory, std::max<std::size_t>(bytes, 1)) == cudaSuccess) return memory;
   cudaGetLastError();  // clears the refusal

@@ -6,9 +6,12 @@ namespace hyalign {
 
 AlignmentWriter::AlignmentWriter(AtomicOutput& out, AlignmentFormat format, std::size_t rows,
                                  std::size_t columns, std::size_t longest_name)
-    : out_(out), format_(format), name_width_(longest_name + 1) {
-  if (format_ == AlignmentFormat::phylip) out_.write(fmt::format("{} {}\n", rows, columns));
+    : out_(&out), format_(format), name_width_(longest_name + 1) {
+  if (format_ == AlignmentFormat::phylip) out_->write(fmt::format("{} {}\n", rows, columns));
 }
+
+AlignmentWriter::AlignmentWriter(AlignmentFormat format, std::size_t longest_name)
+    : out_(nullptr), format_(format), name_width_(longest_name + 1) {}
 
 void AlignmentWriter::format_row(std::string& block, std::string_view name, std::string_view row) const {
   if (format_ == AlignmentFormat::phylip) {
@@ -26,7 +29,7 @@ void AlignmentWriter::format_row(std::string& block, std::string_view name, std:
 void AlignmentWriter::add_row(std::string_view name, std::string_view row) {
   std::string line;
   format_row(line, name, row);
-  out_.write(line);
+  out_->write(line);
 }
 
 }  // namespace hyalign

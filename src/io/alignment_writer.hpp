@@ -16,13 +16,15 @@ class AlignmentWriter {
  public:
   AlignmentWriter(AtomicOutput& out, AlignmentFormat format, std::size_t rows, std::size_t columns,
                   std::size_t longest_name);
+  // Formats rows only (format_row), for another process to write.
+  AlignmentWriter(AlignmentFormat format, std::size_t longest_name);
   void add_row(std::string_view name, std::string_view row);
   // Appends one row as it appears in the file; safe to call from many threads on their own blocks.
   void format_row(std::string& block, std::string_view name, std::string_view row) const;
-  void write_block(std::string_view block) { out_.write(block); }
+  void write_block(std::string_view block) { out_->write(block); }
 
  private:
-  AtomicOutput& out_;
+  AtomicOutput* out_;
   AlignmentFormat format_;
   std::size_t name_width_;
 };

@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include <htslib/hfile.h>
@@ -18,25 +23,59 @@ bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
+// Reads one record of pack_record's bytes at `at` into `record`; returns where the next starts.
+std::size_t unpack_record(std::string_view bytes, std::size_t at, bam1_t* record) {
+  std::uint32_t length = 0;
+  if (bytes.size() - at < sizeof record->core + sizeof length) throw std::logic_error("a packed BAM record is cut off");
+  std::memcpy(&record->core, bytes.data() + at, sizeof record->core);
+  std::memcpy(&length, bytes.data() + at + sizeof record->core, sizeof length);
+  at += sizeof record->core + sizeof length;
+  if (bytes.size() - at < length) throw std::logic_error("a packed BAM record is cut off");
+  if (record->m_data < length) {
+    auto* grown = static_cast<std::uint8_t*>(std::realloc(record->data, length));
+    if (grown == nullptr) throw std::bad_alloc();
+    record->data = grown;
+    record->m_data = length;
+  }
+  if (length > 0) std::memcpy(record->data, bytes.data() + at, length);
+  record->l_data = static_cast<int>(length);
+  return at + length;
+}
+
 }  // namespace
+
+SamHeader::SamHeader(std::string text) : text_(std::move(text)) {
+  header_ = sam_hdr_parse(text_.size(), text_.c_str());
+  if (header_ == nullptr) throw UsageError("the SAM header is malformed (check -R)");
+}
+
+SamHeader::~SamHeader() { sam_hdr_destroy(header_); }
+
+bool is_bam_path(std::string_view path) { return ends_with(path, ".bam"); }
+
+void pack_record(const bam1_t* record, std::string& out) {
+  const auto length = static_cast<std::uint32_t>(record->l_data);
+  out.append(reinterpret_cast<const char*>(&record->core), sizeof record->core);
+  out.append(reinterpret_cast<const char*>(&length), sizeof length);
+  out.append(reinterpret_cast<const char*>(record->data), length);
+}
 
 struct SamWriter::Impl {
   AtomicOutput output;
-  sam_hdr_t* header = nullptr;
-  htsFile* bam = nullptr;  // only for BAM output
-  explicit Impl(const std::string& path) : output(path) {}
+  const sam_hdr_t* header;
+  htsFile* bam = nullptr;     // only for BAM output
+  bam1_t* record = nullptr;  // write_packed's, reused
+  Impl(const std::string& path, const sam_hdr_t* h) : output(path), header(h) {}
   ~Impl() {
     if (bam != nullptr) sam_close(bam);
-    if (header != nullptr) sam_hdr_destroy(header);
+    if (record != nullptr) bam_destroy1(record);
   }
 };
 
-SamWriter::SamWriter(const std::string& path, const std::string& header, unsigned threads, int bam_level)
-    : impl_(std::make_unique<Impl>(path)) {
-  impl_->header = sam_hdr_parse(header.size(), header.c_str());
-  if (impl_->header == nullptr) throw UsageError("the SAM header is malformed (check -R)");
-  if (!ends_with(path, ".bam")) {
-    impl_->output.write(header);
+SamWriter::SamWriter(const std::string& path, const SamHeader& header, unsigned threads, int bam_level)
+    : impl_(std::make_unique<Impl>(path, header.get())) {
+  if (!is_bam_path(path)) {
+    impl_->output.write(header.text());
     return;
   }
   const int fd = dup(impl_->output.descriptor());
@@ -57,14 +96,16 @@ SamWriter::SamWriter(const std::string& path, const std::string& header, unsigne
 
 SamWriter::~SamWriter() = default;
 
-const sam_hdr_t* SamWriter::header() const { return impl_->header; }
 bool SamWriter::binary() const { return impl_->bam != nullptr; }
 
 void SamWriter::write_text(std::string_view lines) { impl_->output.write(lines); }
 
-void SamWriter::write_records(bam1_t* const* records, std::size_t count) {
-  for (std::size_t k = 0; k < count; ++k)
-    if (sam_write1(impl_->bam, impl_->header, records[k]) < 0) throw OutputError(impl_->output.path(), errno);
+void SamWriter::write_packed(std::string_view records) {
+  if (impl_->record == nullptr && (impl_->record = bam_init1()) == nullptr) throw std::bad_alloc();
+  for (std::size_t at = 0; at < records.size();) {
+    at = unpack_record(records, at, impl_->record);
+    if (sam_write1(impl_->bam, impl_->header, impl_->record) < 0) throw OutputError(impl_->output.path(), errno);
+  }
 }
 
 void SamWriter::commit() {

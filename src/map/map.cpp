@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <future>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,6 +13,9 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/parallel.hpp"
+#include "dist/job.hpp"
+#include "dist/ordered_output.hpp"
+#include "dist/relay.hpp"
 #include "engine/device_plan.hpp"
 #include "hyalign/version.hpp"
 #include "index/index_file.hpp"
@@ -169,17 +173,10 @@ struct Worker {
   }
 };
 
-// A chunk's output: SAM text, or BAM records (owned).
+// A chunk's output: SAM text, or BAM records packed (io/sam_writer's pack_record).
 struct ChunkOutput {
-  std::string text;
-  std::vector<bam1_t*> records;
+  std::string bytes;
   BatchCounts counts;
-  ChunkOutput() = default;
-  ChunkOutput(ChunkOutput&& other) noexcept = default;
-  ChunkOutput& operator=(ChunkOutput&&) noexcept = default;
-  ~ChunkOutput() {
-    for (bam1_t* b : records) bam_destroy1(b);
-  }
 };
 
 class BatchMapper {
@@ -201,7 +198,8 @@ class BatchMapper {
     if (params_.insert_mean > 0) sizes_ = given_insert_sizes(params_.insert_mean, params_.insert_sd);
   }
 
-  std::vector<ChunkOutput> map(const ReadBatch& batch) {
+  // Batch `unit` of the job (a unit of the job: ranks take batches in turn).
+  std::vector<ChunkOutput> map(const ReadBatch& batch, std::size_t unit) {
     const std::size_t n = batch.reads.size(), ends = batch.paired ? 2 : 1;
     const std::size_t per_chunk =
         chunk_fragments(n / ends, map_threads_, kChunkFragments, most_chunk_fragments_) * ends;
@@ -213,7 +211,7 @@ class BatchMapper {
       map_ends(batch, c * per_chunk, std::min(n, (c + 1) * per_chunk), workers_[w]);
     });
     seconds_.ends += clock.lap();
-    const std::vector<FinishChunk> finish = finish_chunks(batch);
+    const std::vector<FinishChunk> finish = finish_chunks(batch, unit);
     seconds_.insert_sizes += clock.lap();
     std::vector<ChunkOutput> out(finish.size());
     parallel_for(finish.size(), map_threads_, [&](std::size_t c, unsigned w) {
@@ -225,6 +223,10 @@ class BatchMapper {
 
   StepSeconds& seconds() { return seconds_; }
   unsigned threads() const { return map_threads_; }
+  // After the job's last batch (`units` in all).
+  void finish(std::size_t units) {
+    if (estimates_sizes_) relay_.finish(units);
+  }
 
  private:
   // Seeds, chains, one kernel call, and each end's placements.
@@ -245,21 +247,23 @@ class BatchMapper {
   };
 
   // Each part's insert sizes, estimated in order from its own pairs (and the estimate before when
-  // they are too few), and its reads in chunks. Mate rescues are few per fragment (a mate seeds
-  // found nowhere near): larger chunks fill the kernel's lanes with them, while leaving a few
-  // chunks per thread.
-  std::vector<FinishChunk> finish_chunks(const ReadBatch& batch) {
+  // they are too few: the batch before's last, from whichever rank mapped it), and its reads in
+  // chunks. Mate rescues are few per fragment (a mate seeds found nowhere near): larger chunks fill
+  // the kernel's lanes with them, while leaving a few chunks per thread.
+  std::vector<FinishChunk> finish_chunks(const ReadBatch& batch, std::size_t unit) {
     const std::size_t ends = batch.paired ? 2 : 1;
     const std::size_t per_chunk =
         chunk_fragments(batch.reads.size() / ends, map_threads_, kChunkFragments, kRescueChunkFragments) * ends;
     std::vector<FinishChunk> chunks;
     std::size_t part_first = 0;
+    if (estimates_sizes_) sizes_ = relay_.take(unit);
     for (const std::size_t part_last : batch.part_ends) {
-      if (batch.paired && params_.insert_mean <= 0) estimate_sizes(part_first, part_last);
+      if (estimates_sizes_) estimate_sizes(part_first, part_last);
       for (std::size_t first = part_first; first < part_last; first += per_chunk)
         chunks.push_back({first, std::min(part_last, first + per_chunk), sizes_});
       part_first = part_last;
     }
+    if (estimates_sizes_) relay_.pass(unit, sizes_);
     return chunks;
   }
 
@@ -293,15 +297,15 @@ class BatchMapper {
       }
       out.counts.proper_pairs += proper;
     }
-    if (binary_) {
-      out.records = std::move(records);
-      return;
-    }
     for (bam1_t* b : records) {
-      w.line.l = 0;
-      if (sam_format1(header_, b, &w.line) < 0) throw std::bad_alloc();
-      out.text.append(w.line.s, w.line.l);
-      out.text.push_back('\n');
+      if (binary_) {
+        pack_record(b, out.bytes);
+      } else {
+        w.line.l = 0;
+        if (sam_format1(header_, b, &w.line) < 0) throw std::bad_alloc();
+        out.bytes.append(w.line.s, w.line.l);
+        out.bytes.push_back('\n');
+      }
       bam_destroy1(b);
     }
   }
@@ -333,46 +337,59 @@ class BatchMapper {
   std::vector<EndLetters> letters_;
   std::vector<EndResult> results_;
   InsertSizes sizes_;  // the last part's
+  // Pairs without -I: each batch starts from the estimate the batch before ended with.
+  bool estimates_sizes_ = (options_.interleaved || !options_.reads2.empty()) && params_.insert_mean <= 0;
+  dist::Relay<InsertSizes> relay_{sizes_};
   StepSeconds seconds_;
 };
 
-void write_chunks(SamWriter& writer, std::vector<ChunkOutput>& chunks, BatchCounts& totals) {
-  for (ChunkOutput& c : chunks) {
-    if (writer.binary()) writer.write_records(c.records.data(), c.records.size());
-    else writer.write_text(c.text);
+// Batch `unit`'s chunks, to rank 0's output in input order.
+void write_chunks(dist::OrderedOutput& out, std::size_t unit, const std::vector<ChunkOutput>& chunks,
+                  BatchCounts& totals) {
+  for (const ChunkOutput& c : chunks) {
+    out.write(unit, c.bytes);
     totals.reads += c.counts.reads;
     totals.mapped += c.counts.mapped;
     totals.proper_pairs += c.counts.proper_pairs;
   }
+  out.end(unit);
 }
 
 // Maps every batch, reading the next and writing the one before while one is mapped. A batch holds
 // a part of -K letters per few mapping threads: each mapping step ends when its slowest thread does, so
 // more threads need more work per step (bwa mem reads -K letters per thread, but then its insert
-// sizes, and so its output, change with the thread count; parts do not).
-BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, SamWriter& writer, std::size_t batch_bases) {
-  const std::size_t parts = (mapper.threads() + kThreadsPerPart - 1) / kThreadsPerPart;
+// sizes, and so its output, change with the thread count; parts do not). Batches are the job's
+// units: this rank maps its own (`units` counts them all) and returns their counts.
+BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, dist::OrderedOutput& out, std::size_t batch_bases,
+                        dist::UnitCounter& units) {
+  // Every rank cuts the reads alike: rank 0's parts per batch (how parts are grouped changes no output).
+  const std::size_t parts = dist::from_rank_zero((mapper.threads() + kThreadsPerPart - 1) / kThreadsPerPart);
+  const auto read_own = [&](ReadBatch& into, std::size_t& unit) {
+    return units.next_mine([&] { return input.next(into, batch_bases, parts); }, unit, [] {});
+  };
   BatchCounts totals;
   StepSeconds& seconds = mapper.seconds();
   ReadBatch batch, next;
+  std::size_t unit = 0, next_unit = 0;
   std::future<bool> reading;
   std::future<void> writing;
   try {
     Stopwatch clock;
-    bool more = input.next(batch, batch_bases, parts);
+    bool more = read_own(batch, unit);
     seconds.input_wait += clock.lap();
     while (more) {
-      reading = std::async(std::launch::async, [&] { return input.next(next, batch_bases, parts); });
-      std::vector<ChunkOutput> chunks = mapper.map(batch);
+      reading = std::async(std::launch::async, [&] { return read_own(next, next_unit); });
+      std::vector<ChunkOutput> chunks = mapper.map(batch, unit);
       clock.lap();
       if (writing.valid()) writing.get();
       seconds.output_wait += clock.lap();
-      writing = std::async(std::launch::async, [&writer, &totals, out = std::move(chunks)]() mutable {
-        write_chunks(writer, out, totals);
+      writing = std::async(std::launch::async, [&out, &totals, unit, chunks = std::move(chunks)] {
+        write_chunks(out, unit, chunks, totals);
       });
       more = reading.get();
       seconds.input_wait += clock.lap();
       std::swap(batch, next);
+      unit = next_unit;
     }
     if (writing.valid()) writing.get();
     seconds.output_wait += clock.lap();
@@ -392,6 +409,7 @@ void check_options(const MapOptions& options) {
 
 void run_map(const MapOptions& options) {
   check_options(options);
+  dist::check_same_inputs({options.reference, options.reads1, options.reads2});
   auto gpus_found = engine::start_gpu_enumeration(options.device);  // CUDA's start-up, beside the index's reading
 
   Stopwatch clock;
@@ -401,12 +419,22 @@ void run_map(const MapOptions& options) {
   const MapDevices devices = choose_devices(options, index);
   const auto [read_group, read_group_id] = read_group_line(options.read_group);
   ReadInput input(options.reads1, options.reads2, options.interleaved);
-  SamWriter writer(options.out, sam_header(index.reference(), read_group, options.command_line), options.threads,
-                   options.bam_level);
-  BatchMapper mapper(index, options, devices, writer.header(), writer.binary(), read_group_id);
+  const SamHeader header(sam_header(index.reference(), read_group, options.command_line));
+  std::optional<SamWriter> writer;  // rank 0's
+  if (dist::writes_output()) writer.emplace(options.out, header, options.threads, options.bam_level);
+  dist::OrderedOutput out([&](std::string_view bytes) {
+    if (writer->binary()) writer->write_packed(bytes);
+    else writer->write_text(bytes);
+  });
+  BatchMapper mapper(index, options, devices, header.get(), is_bam_path(options.out), read_group_id);
   log_info("map: {} threads, {}, {}", options.threads, devices.description, input.paired() ? "paired reads" : "single reads");
-  const BatchCounts totals = map_batches(input, mapper, writer, options.batch_bases);
-  writer.commit();
+  dist::UnitCounter units;
+  const BatchCounts mine = map_batches(input, mapper, out, options.batch_bases, units);
+  mapper.finish(units.count());
+  const auto shares = out.finish(units.count(), {mine.reads, mine.mapped, mine.proper_pairs});
+  if (!writer) return;
+  writer->commit();
+  const auto totals = dist::summed(shares);  // reads, mapped, proper pairs
   const StepSeconds& s = mapper.seconds();
   log_info("map: wall seconds: seeds and alignment {:.2f}, insert sizes {:.2f}, mate rescue and records {:.2f}, "
            "waiting for reads {:.2f}, waiting for output {:.2f}",
@@ -419,9 +447,11 @@ void run_map(const MapOptions& options) {
     log_info("map: GPU {} kernels: seeds {:.2f} s, alignments {:.2f} s; {:.0f} % of the run's wall time", g, seeding,
              aligning, wall > 0 ? 100 * (seeding + aligning) / wall : 0.0);
   }
-  log_info("map: {} reads, {} mapped ({:.2f} %), {} proper pairs; {:.2f} s, peak memory {:.0f} MiB", totals.reads,
-           totals.mapped, totals.reads ? 100.0 * totals.mapped / totals.reads : 0.0, totals.proper_pairs, wall,
+  const std::uint64_t reads = totals[0], mapped = totals[1], proper_pairs = totals[2];
+  log_info("map: {} reads, {} mapped ({:.2f} %), {} proper pairs; {:.2f} s, peak memory {:.0f} MiB", reads, mapped,
+           reads ? 100.0 * static_cast<double>(mapped) / static_cast<double>(reads) : 0.0, proper_pairs, wall,
            peak_memory_mib());
+  dist::log_shares(shares, 0, "reads");
 }
 
 }  // namespace hyalign::map

@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/parallel.hpp"
+#include "dist/job.hpp"
+#include "dist/ordered_output.hpp"
 #include "engine/device_plan.hpp"
 #include "index/index_file.hpp"
 #include "io/atomic_output.hpp"
@@ -157,6 +159,17 @@ class DeviceMatcher {
 
 struct QueryTotals {
   std::size_t queries = 0, letters = 0, longest = 0, matches = 0;
+  void count(const RecordBatch& batch) {
+    queries += batch.size();
+    letters += batch.total_residues();
+    for (std::size_t q = 0; q < batch.size(); ++q) longest = std::max(longest, batch.length(q));
+  }
+  void add(const QueryTotals& other) {
+    queries += other.queries;
+    letters += other.letters;
+    longest = std::max(longest, other.longest);
+    matches += other.matches;
+  }
 };
 
 // Calls section(name, reverse, strand, matches) with the section of each strand of queries
@@ -211,11 +224,12 @@ struct BatchText {
 };
 
 // Writes the blocks of one batch's text in order, each as soon as it and those before it are
-// formatted, on a thread of its own: writing overlaps formatting instead of following it.
+// formatted, on a thread of its own: writing overlaps formatting instead of following it. The
+// batch is one unit of the job's output.
 class BlockWriter {
  public:
-  BlockWriter(AtomicOutput& out, const BatchText& text)
-      : out_(out), text_(text), formatted_(text.blocks(), false), thread_([this] { write_in_order(); }) {}
+  BlockWriter(dist::OrderedOutput& out, std::size_t unit, const BatchText& text)
+      : out_(out), unit_(unit), text_(text), formatted_(text.blocks(), false), thread_([this] { write_in_order(); }) {}
   ~BlockWriter() {
     {
       std::lock_guard lock(mutex_);
@@ -244,14 +258,16 @@ class BlockWriter {
         ready_.wait(lock, [&] { return formatted_[b] || cancelled_; });
         if (!formatted_[b]) return;
         lock.unlock();
-        out_.write(text_.block(b));
+        out_.write(unit_, text_.block(b));
       }
+      out_.end(unit_);
     } catch (...) {
       error_ = std::current_exception();
     }
   }
 
-  AtomicOutput& out_;
+  dist::OrderedOutput& out_;
+  std::size_t unit_;
   const BatchText& text_;
   std::mutex mutex_;
   std::condition_variable ready_;
@@ -288,20 +304,23 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
     text.end[b] = text.start[b] + static_cast<std::size_t>(to - from);
     out.formatted(b);
   });
-  totals.queries += batch.size();
-  totals.letters += batch.total_residues();
-  for (std::size_t q = 0; q < batch.size(); ++q) totals.longest = std::max(totals.longest, batch.length(q));
+  totals.count(batch);
   for (const auto& piece : found) totals.matches += piece.matches.size();
 }
 
 // Letters per batch: 64 Mi, fewer where the output runs to many bytes per letter (-maxmatch on a
 // repetitive genome writes 40 and more), so that a batch's text stays near kOutputBytes: memory
 // stays bounded, and reading, matching and writing still overlap in a file of few batches.
+// --batch-letters fixes the size, and so does a job of several ranks (16 Mi by default): every
+// rank cuts the file into the same batches, and only a batch's owner sees its output.
 class BatchSizer {
  public:
+  explicit BatchSizer(std::size_t given)
+      : fixed_(given > 0 || dist::size() > 1),
+        letters_(given > 0 ? given : dist::size() > 1 ? kJobLetters : kMostLetters) {}
   std::size_t letters() const { return letters_; }
   void saw(std::size_t batch_letters, std::size_t output_bytes) {
-    if (batch_letters == 0 || output_bytes == 0) return;
+    if (fixed_ || batch_letters == 0 || output_bytes == 0) return;
     const double per_letter = static_cast<double>(output_bytes) / static_cast<double>(batch_letters);
     letters_ = static_cast<std::size_t>(
         std::clamp(static_cast<double>(kOutputBytes) / per_letter, static_cast<double>(kFewestLetters),
@@ -310,12 +329,33 @@ class BatchSizer {
 
  private:
   static constexpr std::size_t kMostLetters = std::size_t{64} << 20, kFewestLetters = std::size_t{4} << 20,
-                               kOutputBytes = std::size_t{512} << 20;
-  std::size_t letters_ = kMostLetters;
+                               kOutputBytes = std::size_t{512} << 20, kJobLetters = std::size_t{16} << 20;
+  bool fixed_;
+  std::size_t letters_;
 };
 
-// A batch on its way through: its records, strands, and matches once found.
+// The batches of one query file that this rank matches. Batches are the job's units, numbered
+// across the query files; the queries of other ranks' batches are counted, not matched.
+class OwnBatches {
+ public:
+  OwnBatches(const std::string& path, unsigned threads, dist::UnitCounter& units)
+      : reader_(path, threads), units_(units) {}
+  // This rank's next batch, and its unit; false at the end of the file.
+  bool next(RecordBatch& batch, std::size_t letters, std::size_t& unit) {
+    return units_.next_mine([&] { return reader_.next(batch, letters); }, unit, [&] { skipped_.count(batch); });
+  }
+  const QueryTotals& skipped() const { return skipped_; }
+  bool parallel() const { return reader_.parallel(); }
+
+ private:
+  RecordBatchReader reader_;
+  dist::UnitCounter& units_;
+  QueryTotals skipped_;
+};
+
+// A batch on its way through: its unit, records, strands, and matches once found.
 struct BatchInFlight {
+  std::size_t unit = 0;
   RecordBatch records;
   BatchStrands strands;
   std::vector<kernels::StrandMatches> found;
@@ -325,20 +365,23 @@ struct BatchInFlight {
 // and the one before written; with `overlap` (GPUs match) also the next batch's strands are made
 // and the one before is formatted. CPU-only runs keep those two out of the matching, whose
 // threads they would slow by more than they save (measured on the H100 host's 16 cores).
-// Memory holds about four batches however long the file (BatchSizer).
+// Memory holds about four batches however long the file (BatchSizer). Only this rank's batches
+// are matched (`totals`); `units` counts the job's batches, `others` the other ranks' queries.
 void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options,
-                      const SectionWriter& writer, AtomicOutput& out, QueryTotals& totals) {
-  BatchSizer sizer;
-  RecordBatchReader reader(path, options.threads);
+                      const SectionWriter& writer, dist::OrderedOutput& out, dist::UnitCounter& units,
+                      QueryTotals& totals, QueryTotals& others) {
+  BatchSizer sizer(options.batch_letters);
+  OwnBatches reader(path, options.threads, units);
   BatchInFlight flight[2];
   RecordBatch next;
+  std::size_t next_unit = 0;
   BatchText texts[2];  // one batch's formatted while the other's is written
   std::optional<BlockWriter> writing;
   // Seconds the calling thread spent on each step or waiting for it.
   double read = 0, match = 0, format = 0, write = 0;
   Stopwatch clock;
   BatchStrands next_strands;
-  bool more = reader.next(flight[0].records, sizer.letters()), pending = false;
+  bool more = reader.next(flight[0].records, sizer.letters(), flight[0].unit), pending = false;
   if (more) make_strands(flight[0].records, options.strands, options.threads, false, flight[0].strands);
   read += clock.lap();
   const bool overlap = !matcher.devices().gpus.empty();  // (GPUs match)
@@ -350,7 +393,7 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
     if (more) {
       // The next batch is read (and with `overlap` its strands made) while this one is matched.
       ahead = std::async(std::launch::async, [&, letters = sizer.letters()] {
-        const bool got = reader.next(next, letters);
+        const bool got = reader.next(next, letters, next_unit);
         if (got && overlap) make_strands(next, options.strands, options.threads, true, next_strands);
         return got;
       });
@@ -367,7 +410,7 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
       writing.reset();
       write += clock.lap();
       lay_out_batch_text(previous.records, previous.strands, previous.found, options, writer, texts[now]);
-      writing.emplace(out, texts[now]);
+      writing.emplace(out, previous.unit, texts[now]);
       format_batch(previous.records, previous.strands, previous.found, options, writer, texts[now], *writing, totals);
       matcher.recycle(previous.found);
       sizer.saw(previous.records.total_residues(), texts[now].size());
@@ -384,10 +427,12 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
       read += clock.lap();
       std::swap(next, previous.records);
       std::swap(next_strands, previous.strands);
+      previous.unit = next_unit;
     }
   }
   if (writing) writing->finish();
   write += clock.lap();
+  others.add(reader.skipped());
   log_info("{}: on the calling thread, reading and making strands {:.2f} s ({}), matching {:.2f} s, output {:.2f} s, "
            "writing {:.2f} s (waits for the steps that overlap)",
            path, read, reader.parallel() ? "parsed in parallel" : "streamed", match, format, write);
@@ -415,7 +460,12 @@ engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, 
 }  // namespace
 
 void run_mem(const MemOptions& options) {
-  AtomicOutput out(options.out);  // opened first: an unwritable output fails before any work
+  std::optional<AtomicOutput> out;  // rank 0's; opened first: an unwritable output fails before any work
+  if (dist::writes_output()) out.emplace(options.out);
+  std::vector<std::string> inputs = options.queries;
+  inputs.push_back(options.reference);
+  dist::check_same_inputs(inputs);
+  dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
   Stopwatch clock;
   const auto gpus_found = engine::start_gpu_enumeration(options.device);
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
@@ -425,20 +475,26 @@ void run_mem(const MemOptions& options) {
                              {options.reference_names || index.reference().sequences() > 1,
                               index.reference().longest_name(), options.show_lengths, options.show_substrings,
                               options.forward_positions});
-  QueryTotals totals;
+  QueryTotals mine, others;  // this rank's batches, the other ranks' (queries only)
+  dist::UnitCounter units;
   for (const std::string& path : options.queries)
-    match_query_file(path, matcher, options, writer, out, totals);
+    match_query_file(path, matcher, options, writer, ordered, units, mine, others);
+  QueryTotals totals = mine;
+  totals.add(others);
   if (totals.queries == 0) throw InputError(options.queries.front(), "no query sequences");
   if (totals.longest < options.params.min_length)
     log_warning("-l {} is longer than every query (the longest has {} letters): no match can be found",
                 options.params.min_length, totals.longest);
-  out.finish();
+  const auto shares = ordered.finish(units.count(), {mine.matches, mine.queries});
+  if (!out) return;
+  out->finish();
   log_info("matched {} queries ({} letters): {} matches ({:.3f} s); peak memory {:.0f} MiB", totals.queries,
-           totals.letters, totals.matches, clock.lap(), peak_memory_mib());
+           totals.letters, dist::summed(shares)[0], clock.lap(), peak_memory_mib());
   engine::log_device_reports(matcher.reports());
   for (const auto& gpu : matcher.devices().gpus)
     log_info("  {}: {:.2f} s in kernels and transfers", gpu->name(), gpu->device_seconds());
-  out.commit();
+  dist::log_shares(shares, 1, "queries");
+  out->commit();
 }
 
 }  // namespace hyalign::mem

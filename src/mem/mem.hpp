@@ -25,6 +25,7 @@ struct MemOptions {
   unsigned threads = 1;
   engine::DeviceChoice device = engine::DeviceChoice::automatic;
   std::size_t gpu_memory = 0;  // bytes of each GPU the index may take (0: what it has free)
+  std::size_t batch_letters = 0;  // query letters per batch (0: chosen from the output's size)
 };
 
 void run_mem(const MemOptions& options);

@@ -1,9 +1,11 @@
 #include "papara/output.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "core/parallel.hpp"
+#include "dist/job.hpp"
 
 namespace hyalign::papara {
 namespace {
@@ -35,6 +37,13 @@ void widen_slots(const PaparaAlignment& a, std::vector<std::size_t>& slot_width)
   }
 }
 
+// The widest insertion of every rank's queries into each slot: the ranks' widths are merged.
+void widen_slots_over_ranks(std::vector<std::size_t>& slot_width) {
+  std::vector<std::uint64_t> widths(slot_width.begin(), slot_width.end());
+  dist::max_over_ranks(widths);
+  std::copy(widths.begin(), widths.end(), slot_width.begin());
+}
+
 OutputLayout layout_of(std::size_t columns, const std::vector<PaparaAlignment>& alignments, bool no_reference_gaps,
                        unsigned threads) {
   OutputLayout layout;
@@ -48,6 +57,7 @@ OutputLayout layout_of(std::size_t columns, const std::vector<PaparaAlignment>& 
     });
     for (const auto& widths : part_width)
       for (std::size_t s = 0; s <= columns; ++s) layout.slot_width[s] = std::max(layout.slot_width[s], widths[s]);
+    widen_slots_over_ranks(layout.slot_width);
   }
   layout.width = columns;
   for (std::size_t w : layout.slot_width) layout.width += w;
@@ -86,27 +96,32 @@ void fill_query_row(std::string& row, const OutputLayout& layout, std::span<cons
 
 }  // namespace
 
-void write_papara_alignment(AtomicOutput& out, AlignmentFormat format, const PaparaInputs& inputs,
-                            const Alphabet& alphabet, const std::vector<PaparaAlignment>& alignments,
-                            bool no_reference_gaps, unsigned threads) {
+// The header and the reference rows.
+void write_reference_rows(AtomicOutput& out, AlignmentFormat format, const PaparaInputs& inputs,
+                          const Alphabet& alphabet, const OutputLayout& layout, bool no_reference_gaps) {
   const ReferenceAlignment& ref = inputs.reference;
-  const std::size_t columns = ref.columns;
-  const OutputLayout layout = layout_of(columns, alignments, no_reference_gaps, threads);
-
   AlignmentWriter writer(out, format, ref.row_count() + inputs.queries.size(), layout.width, inputs.longest_name);
   std::string row;
   for (std::size_t r = 0; r < ref.row_count(); ++r) {
     row.assign(layout.width, '-');
     const StateSet* states = ref.row_states(r);
-    for (std::size_t c = 0; c < columns; ++c)
+    for (std::size_t c = 0; c < ref.columns; ++c)
       row[layout.column_position[c]] = no_reference_gaps ? alphabet.decode(states[c]) : ref.raw_rows[r][c];
     writer.add_row(ref.names[r], row);
   }
+}
 
-  // Queries in rounds of blocks: threads format a round's blocks, which are then written in order,
-  // so memory stays at a few blocks per thread however many queries there are.
+void write_papara_alignment(AtomicOutput* out, dist::OrderedOutput& ordered, AlignmentFormat format,
+                            const PaparaInputs& inputs, const RankQueries& queries, const Alphabet& alphabet,
+                            bool no_reference_gaps, unsigned threads) {
+  const std::size_t columns = inputs.reference.columns;
+  const OutputLayout layout = layout_of(columns, queries.alignments, no_reference_gaps, threads);
+  if (out != nullptr) write_reference_rows(*out, format, inputs, alphabet, layout, no_reference_gaps);
+
+  // Each unit's queries in rounds of blocks: threads format a round's blocks, which are then
+  // written in order, so memory stays at a few blocks per thread however many queries there are.
+  const AlignmentWriter writer(format, inputs.longest_name);
   constexpr std::size_t kRowsPerBlock = 1024;
-  const std::size_t queries = inputs.queries.size();
   const std::size_t blocks_per_round = 4 * std::max(1u, threads);
   std::vector<std::string> blocks(blocks_per_round);
   struct WorkerRow {
@@ -114,21 +129,24 @@ void write_papara_alignment(AtomicOutput& out, AlignmentFormat format, const Pap
     std::vector<std::size_t> used;
   };
   std::vector<WorkerRow> scratch(std::max(1u, threads), WorkerRow{{}, std::vector<std::size_t>(columns + 1)});
-  for (std::size_t round_start = 0; round_start < queries; round_start += blocks_per_round * kRowsPerBlock) {
-    parallel_for(blocks_per_round, threads, [&](std::size_t b, unsigned worker) {
-      std::string& block = blocks[b];
-      block.clear();
-      WorkerRow& own = scratch[worker];
-      const std::size_t begin = std::min(queries, round_start + b * kRowsPerBlock);
-      const std::size_t end = std::min(queries, begin + kRowsPerBlock);
-      for (std::size_t q = begin; q < end; ++q) {
-        fill_query_row(own.row, layout, inputs.queries.sequence(q), alignments[q].residue_place, alphabet,
-                       no_reference_gaps, own.used);
-        writer.format_row(block, inputs.queries.name(q), own.row);
-      }
-    });
-    for (const std::string& block : blocks) writer.write_block(block);
-  }
+  queries.units.for_each_mine([&](std::size_t unit, std::size_t first, std::size_t last) {
+    for (std::size_t round_start = first; round_start < last; round_start += blocks_per_round * kRowsPerBlock) {
+      parallel_for(blocks_per_round, threads, [&](std::size_t b, unsigned worker) {
+        std::string& block = blocks[b];
+        block.clear();
+        WorkerRow& own = scratch[worker];
+        const std::size_t begin = std::min(last, round_start + b * kRowsPerBlock);
+        const std::size_t end = std::min(last, begin + kRowsPerBlock);
+        for (std::size_t q = begin; q < end; ++q) {
+          fill_query_row(own.row, layout, queries.sequences.sequence(q), queries.alignments[q].residue_place, alphabet,
+                         no_reference_gaps, own.used);
+          writer.format_row(block, queries.sequences.name(q), own.row);
+        }
+      });
+      for (const std::string& block : blocks) ordered.write(unit, block);
+    }
+    ordered.end(unit);
+  });
 }
 
 }  // namespace hyalign::papara

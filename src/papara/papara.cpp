@@ -10,6 +10,8 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/parallel.hpp"
+#include "dist/job.hpp"
+#include "dist/ordered_output.hpp"
 #include "engine/devices.hpp"
 #include "io/atomic_output.hpp"
 #include "kernels/papara_align.hpp"
@@ -18,6 +20,8 @@
 
 namespace hyalign::papara {
 namespace {
+
+constexpr std::size_t kQueriesPerUnit = 16384;  // the most an MPI rank takes at a time
 
 // The run's outputs, opened before any work so that an unwritable one fails fast: the alignment,
 // and without -o PaPaRa's log (a copy of the log lines) and quality files. All are finished (every
@@ -62,33 +66,33 @@ class PaparaOutputs {
 };
 
 // Scoring step: the best branch of every query, on the devices --device asks for.
-std::vector<Placement> score_queries(const PaparaOptions& options, const PaparaInputs& inputs,
+std::vector<Placement> score_queries(const PaparaOptions& options, const StateSequences& queries,
                                      const Alphabet& alphabet, const BranchVectors& branches, Stopwatch& clock) {
   const std::vector<Placement> placements =
-      place_queries(inputs.queries, alphabet, branches, {options.scoring, options.kernel, options.device, options.threads});
+      place_queries(queries, alphabet, branches, {options.scoring, options.kernel, options.device, options.threads});
   const double seconds = clock.lap();
-  const double cells = static_cast<double>(inputs.queries.total_residues()) *
-                       static_cast<double>(branches.columns) * static_cast<double>(branches.branches);
-  log_info("scored {} queries against {} branches: {:.3g} cells in {:.2f} s ({:.2f} GCUPS)", inputs.queries.size(),
+  const double cells = static_cast<double>(queries.total_residues()) * static_cast<double>(branches.columns) *
+                       static_cast<double>(branches.branches);
+  log_info("scored {} queries against {} branches: {:.3g} cells in {:.2f} s ({:.2f} GCUPS)", queries.size(),
            branches.branches, cells, seconds, cells / seconds / 1e9);
   return placements;
 }
 
 // Trace-back step: each query aligned to its best branch, with the score the scoring step found.
-std::vector<kernels::PaparaAlignment> align_queries(const PaparaOptions& options, const PaparaInputs& inputs,
+std::vector<kernels::PaparaAlignment> align_queries(const PaparaOptions& options, const StateSequences& queries,
                                                     const Alphabet& alphabet, const BranchVectors& branches,
                                                     const std::vector<Placement>& placements) {
-  std::vector<std::size_t> branches_of_queries(inputs.queries.size());
-  for (std::size_t q = 0; q < inputs.queries.size(); ++q) branches_of_queries[q] = placements[q].branch;
+  std::vector<std::size_t> branches_of_queries(queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q) branches_of_queries[q] = placements[q].branch;
   const kernels::PaparaProblem problem{
-      {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &inputs.queries,
-      &alphabet, options.scoring};
+      {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
+      options.scoring};
   std::vector<kernels::PaparaAlignment> alignments =
       kernels::papara_align_all(options.kernel, problem, branches_of_queries, options.threads);
-  for (std::size_t q = 0; q < inputs.queries.size(); ++q)
-    if (!inputs.queries.sequence(q).empty() && alignments[q].score != placements[q].score)
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    if (!queries.sequence(q).empty() && alignments[q].score != placements[q].score)
       throw std::logic_error(fmt::format("query '{}': traceback score {} differs from scoring-phase score {}",
-                                         inputs.queries.name(q), alignments[q].score, placements[q].score));
+                                         queries.name(q), alignments[q].score, placements[q].score));
   return alignments;
 }
 
@@ -96,7 +100,9 @@ std::vector<kernels::PaparaAlignment> align_queries(const PaparaOptions& options
 
 void run_papara(const PaparaOptions& options) {
   const Alphabet& alphabet = Alphabet::of(options.alphabet);
-  PaparaOutputs outputs(options);
+  std::optional<PaparaOutputs> outputs;  // rank 0's
+  if (dist::writes_output()) outputs.emplace(options);
+  dist::check_same_inputs({options.inputs.tree, options.inputs.alignment, options.inputs.queries.value_or("")});
   Stopwatch clock;
   const auto gpus_found = engine::start_gpu_enumeration(options.device);
   const PaparaInputs inputs =
@@ -108,17 +114,26 @@ void run_papara(const PaparaOptions& options) {
   const BranchVectors branches = compute_branch_vectors(inputs, alphabet, options.gap_model, options.threads);
   log_info("ancestral state vectors of {} branches ({:.2f} s)", branches.branches, clock.lap());
 
-  const std::vector<Placement> placements = score_queries(options, inputs, alphabet, branches, clock);
-  const auto alignments = align_queries(options, inputs, alphabet, branches, placements);
-  log_info("aligned {} queries to their best branches ({:.2f} s)", inputs.queries.size(), clock.lap());
+  // MPI ranks take the queries in units of consecutive queries, in turn.
+  const dist::ItemUnits units(inputs.queries.size(), kQueriesPerUnit);
+  StateSequences share;
+  const StateSequences& queries = units.share_of(inputs.queries, share);
+  const std::vector<Placement> placements = score_queries(options, queries, alphabet, branches, clock);
+  const auto alignments = align_queries(options, queries, alphabet, branches, placements);
+  log_info("aligned {} queries to their best branches ({:.2f} s)", queries.size(), clock.lap());
 
-  write_papara_alignment(outputs.alignment(), options.format, inputs, alphabet, alignments, options.no_reference_gaps,
-                         options.threads);
-  outputs.alignment().finish();
+  AtomicOutput* out = outputs ? &outputs->alignment() : nullptr;
+  dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
+  write_papara_alignment(out, ordered, options.format, inputs, {queries, units, alignments}, alphabet,
+                         options.no_reference_gaps, options.threads);
+  const auto shares = ordered.finish(units.count(), {queries.size()});
+  if (!outputs) return;
+  outputs->alignment().finish();
   log_info("wrote {} ({:.2f} s); peak memory {:.0f} MiB",
-           outputs.alignment_path() == "-" ? "standard output" : outputs.alignment_path(), clock.lap(),
+           outputs->alignment_path() == "-" ? "standard output" : outputs->alignment_path(), clock.lap(),
            peak_memory_mib());
-  outputs.commit();
+  dist::log_shares(shares, 0, "queries");
+  outputs->commit();
 }
 
 }  // namespace hyalign::papara

@@ -6,6 +6,7 @@
 #include <future>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <system_error>
 #include <unordered_map>
 
@@ -15,6 +16,8 @@
 #include "core/log.hpp"
 #include "core/parallel.hpp"
 #include "core/score_matrix.hpp"
+#include "dist/job.hpp"
+#include "dist/ordered_output.hpp"
 #include "engine/best_hits.hpp"
 #include "engine/device_plan.hpp"
 #include "io/atomic_output.hpp"
@@ -89,6 +92,7 @@ struct StepSeconds {
 };
 
 // ---- Step 1: read the queries ----
+constexpr std::size_t kQueriesPerUnit = 4096;  // the most an MPI rank takes at a time
 std::vector<SequenceRecord> read_queries(const std::string& path) {
   std::vector<SequenceRecord> records;
   SequenceReader reader(path);
@@ -285,9 +289,11 @@ void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSe
 }
 
 // ---- Step 6: write ----
-void write_hits(AtomicOutput& out, const TabularFormat& format, const CodedSequences& queries, const TopHits& top,
-                const Scoring& scoring, std::size_t db_residues, std::size_t db_sequences) {
-  for (std::size_t q = 0; q < queries.size(); ++q)
+// The rows of queries [first, end), appended to `out`.
+void write_hits(std::string& out, std::size_t first, std::size_t end, const TabularFormat& format,
+                const CodedSequences& queries, const TopHits& top, const Scoring& scoring, std::size_t db_residues,
+                std::size_t db_sequences) {
+  for (std::size_t q = first; q < end; ++q)
     for (const engine::ScoredTarget& hit : top.of(q)) {
       const HitDetails& d = top.details(q, hit.target);
       const kernels::SwAlignment& a = d.alignment;
@@ -313,7 +319,7 @@ void write_hits(AtomicOutput& out, const TabularFormat& format, const CodedSeque
                              static_cast<double>(db_residues), static_cast<double>(db_sequences)},
                             *ka);
       }
-      out.write(format.line(row));
+      out += format.line(row);
     }
 }
 
@@ -322,13 +328,19 @@ void write_hits(AtomicOutput& out, const TabularFormat& format, const CodedSeque
 void run_search(const SearchOptions& o) {
   if (o.top == 0) throw UsageError("-k/--top must be at least 1");
   const TabularFormat format = TabularFormat::parse(o.outfmt);
-  AtomicOutput out(o.out);  // opened first: an unwritable output fails before any work
+  std::optional<AtomicOutput> out;  // rank 0's; opened first: an unwritable output fails before any work
+  if (dist::writes_output()) out.emplace(o.out);
+  dist::check_same_inputs({o.queries, o.database});
   const auto start = Clock::now();
   const auto gpus_found = engine::start_gpu_enumeration(o.device);
 
   const std::vector<SequenceRecord> records = read_queries(o.queries);
   const Scoring scoring = prepare_scoring(o, o.type == SequenceType::automatic ? detect_type(records) : o.type);
-  const CodedSequences queries = encode_queries(records, scoring.matrix, o.queries);
+  const CodedSequences all_queries = encode_queries(records, scoring.matrix, o.queries);
+  // MPI ranks take the queries in units of consecutive queries, in turn; each searches the whole database.
+  const dist::ItemUnits units(all_queries.size(), kQueriesPerUnit);
+  CodedSequences share;
+  const CodedSequences& queries = units.share_of(all_queries, share);
   const auto source = open_sequences(o.database, scoring.matrix, o.chunk_residues);
   // The first chunk is read while the GPUs start (their contexts take a few tenths of a second).
   CodedSequences chunk, next_chunk;
@@ -379,8 +391,16 @@ void run_search(const SearchOptions& o) {
   warn_unknown_letters(source->unknown_letters(), scoring.matrix, o.database);
 
   step_start = Clock::now();
-  write_hits(out, format, queries, top, scoring, db_residues, db_sequences);
-  out.commit();
+  dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
+  units.for_each_mine([&](std::size_t unit, std::size_t first, std::size_t end) {
+    std::string text;
+    write_hits(text, first, end, format, queries, top, scoring, db_residues, db_sequences);
+    ordered.write(unit, text);
+    ordered.end(unit);
+  });
+  const auto shares = ordered.finish(units.count(), {queries.size()});
+  if (!out) return;
+  out->commit();
   steps.writing = seconds_since(step_start);
   const double scoring_seconds = steps.scoring + steps.tracebacks;
   double cells = 0;
@@ -391,6 +411,7 @@ void run_search(const SearchOptions& o) {
            chunks == 1 ? "" : "s", scoring.matrix.name(), scoring.gap_open, scoring.gap_extend, cells, scoring_seconds,
            cells / std::max(1e-9, scoring_seconds) / 1e9, seconds_since(start), peak_memory_mib());
   engine::log_device_reports(scorer.reports());
+  dist::log_shares(shares, 0, "queries");
   steps.log();
 }
 

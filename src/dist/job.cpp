@@ -1,0 +1,82 @@
+#include "dist/job.hpp"
+
+#include <sys/stat.h>
+
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "dist/transport.hpp"
+#include "engine/devices.hpp"
+
+namespace hyalign::dist {
+namespace {
+
+transport::Place place;
+
+}  // namespace
+
+Job::Job(int& argc, char**& argv) {
+  place = transport::start(argc, argv);
+  if (place.size == 1) return;
+  Log::instance().set_quiet(place.rank != 0);
+  engine::share_gpus(static_cast<unsigned>(place.local_rank), static_cast<unsigned>(place.local_size));
+}
+
+Job::~Job() { transport::stop(); }
+
+int rank() { return place.rank; }
+int size() { return place.size; }
+bool writes_output() { return place.rank == 0; }
+
+unsigned hardware_threads() {
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1u, hardware / static_cast<unsigned>(place.local_size));
+}
+
+void check_same_inputs(const std::vector<std::string>& paths) {
+  if (place.size == 1) return;
+  std::uint64_t fingerprint = 14695981039346656037ull;  // FNV-1a over the sizes
+  for (const std::string& path : paths) {
+    if (path.empty()) continue;
+    if (path == "-") throw UsageError("with several MPI ranks the inputs must be files, not standard input");
+    struct stat file {};
+    const bool seen = stat(path.c_str(), &file) == 0;
+    if (seen && !S_ISREG(file.st_mode))
+      throw UsageError(path + ": with several MPI ranks every input must be a file each rank reads (not a pipe)");
+    fingerprint = (fingerprint ^ (seen ? static_cast<std::uint64_t>(file.st_size) : ~0ull)) * 1099511628211ull;
+  }
+  std::uint64_t highest[2] = {fingerprint, ~fingerprint};  // the largest and (negated) the smallest
+  transport::max_over_ranks(highest);
+  if (highest[0] != ~highest[1])
+    throw UsageError("the input files differ between the ranks (in size, or missing on some): every rank must read "
+                     "the same files");
+}
+
+std::string error_prefix() { return place.size > 1 ? "rank " + std::to_string(place.rank) + ": " : ""; }
+
+void abort_job(int code) { transport::abort_job(code); }
+
+void max_over_ranks(std::span<std::uint64_t> values) {
+  if (place.size > 1) transport::max_over_ranks(values);
+}
+
+std::uint64_t from_rank_zero(std::uint64_t value) {
+  return place.size > 1 ? transport::from_rank_zero(value) : value;
+}
+
+ItemUnits::ItemUnits(std::size_t items, std::size_t most_per_unit) : items_(items) {
+  const std::size_t wanted_units = 4 * static_cast<std::size_t>(size());
+  per_unit_ = std::clamp<std::size_t>((items + wanted_units - 1) / wanted_units, 1,
+                                      std::max<std::size_t>(1, most_per_unit));
+}
+
+std::vector<std::size_t> ItemUnits::my_items() const {
+  std::vector<std::size_t> items;
+  for_each_mine([&](std::size_t unit, std::size_t, std::size_t) {
+    for (std::size_t i = first(unit); i < end(unit); ++i) items.push_back(i);
+  });
+  return items;
+}
+
+}  // namespace hyalign::dist

@@ -1,0 +1,104 @@
+#pragma once
+// One run spread over several processes: `mpirun -np N hyalign TOOL ...` (or srun) starts N ranks
+// of one job. Every rank reads the same inputs; the work is cut into numbered units (batches of
+// reads, blocks of queries) dealt out in turn, unit u to rank u % N; rank 0 writes the whole output
+// in input order (ordered_output.hpp). Without a launcher, or built without MPI, a run is one
+// process, rank 0 of 1, and nothing here costs anything.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace hyalign::dist {
+
+// The job for the process's lifetime (main holds it). In a job of several ranks, ranks other than
+// 0 log nothing (their errors are still printed), and each rank takes its share of its node's GPUs
+// and cores. Throws UsageError when several processes were launched but hyalign has no MPI.
+class Job {
+ public:
+  Job(int& argc, char**& argv);
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+};
+
+int rank();
+int size();
+bool writes_output();         // rank 0 opens the outputs and writes them
+unsigned hardware_threads();  // this node's hardware threads divided between its ranks
+std::string error_prefix();   // "rank R: " in a job of several ranks, so that an error names its rank
+// After an error on this rank: ends every rank (the launcher exits with `code`).
+[[noreturn]] void abort_job(int code);
+
+// Every rank must cut the same inputs into the same units: in a job of several ranks, throws
+// UsageError unless each path names a regular file of the same size on every rank (standard
+// input or a pipe reaches one rank only). Empty paths are left out.
+void check_same_inputs(const std::vector<std::string>& paths);
+
+// The rank that does unit `unit`.
+inline int owner(std::size_t unit) { return static_cast<int>(unit % static_cast<std::size_t>(size())); }
+inline bool mine(std::size_t unit) { return owner(unit) == rank(); }
+
+// Units cut from a stream (batches of a file): every rank reads every batch, so all cut them
+// alike, and keeps its own. Counts the units; one thread at a time reads.
+class UnitCounter {
+ public:
+  // Calls read() until it gives a batch of this rank's (true, its unit in `unit`) or none is left
+  // (false); skipped() is called after each batch of another rank's.
+  template <class Read, class Skipped>
+  bool next_mine(Read&& read, std::size_t& unit, Skipped&& skipped) {
+    while (read()) {
+      unit = count_++;
+      if (mine(unit)) return true;
+      skipped();
+    }
+    return false;
+  }
+  std::size_t count() const { return count_; }
+
+ private:
+  std::size_t count_ = 0;
+};
+
+// Collectives: every rank calls them at the same step of a run.
+void max_over_ranks(std::span<std::uint64_t> values);
+std::uint64_t from_rank_zero(std::uint64_t value);  // rank 0's value, where ranks must agree
+
+// Items held by every rank (queries) cut into units of consecutive items: at most
+// `most_per_unit` each, and about four units per rank where there are enough items, so that
+// ranks get similar shares; fewer items than ranks leave some ranks without a unit.
+class ItemUnits {
+ public:
+  ItemUnits(std::size_t items, std::size_t most_per_unit);
+  std::size_t count() const { return (items_ + per_unit_ - 1) / per_unit_; }
+  std::size_t first(std::size_t unit) const { return unit * per_unit_; }
+  std::size_t end(std::size_t unit) const { return std::min(items_, first(unit) + per_unit_); }
+
+  // The items of this rank's units, in order.
+  std::vector<std::size_t> my_items() const;
+  // This rank's sequences of `all` (a SequenceBatch), in order: `all` itself in a one-process run,
+  // else a copy into `share`.
+  template <class Batch>
+  const Batch& share_of(const Batch& all, Batch& share) const {
+    if (size() == 1) return all;
+    for (std::size_t i : my_items()) share.add(all.name(i), all.sequence(i), all.ids[i]);
+    return share;
+  }
+  // Calls f(unit, first, end) for each of this rank's units in order; [first, end) are the unit's
+  // items as positions among this rank's items.
+  template <class F>
+  void for_each_mine(F&& f) const {
+    for (std::size_t unit = static_cast<std::size_t>(rank()), at = 0; unit < count(); unit += size()) {
+      const std::size_t items = end(unit) - first(unit);
+      f(unit, at, at + items);
+      at += items;
+    }
+  }
+
+ private:
+  std::size_t items_, per_unit_;
+};
+
+}  // namespace hyalign::dist

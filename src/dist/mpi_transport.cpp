@@ -1,0 +1,100 @@
+// The transport over MPI (Open MPI from Debian's libopenmpi-dev, or any MPI-3 library).
+#include <mpi.h>
+
+#include <climits>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "core/error.hpp"
+#include "dist/transport.hpp"
+
+namespace hyalign::dist::transport {
+namespace {
+
+bool started = false;
+MPI_Comm channels[2] = {MPI_COMM_NULL, MPI_COMM_NULL};
+
+MPI_Comm comm(Channel channel) { return channels[static_cast<int>(channel)]; }
+
+void check(int status, const char* call) {
+  if (status == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(status, text, &length);
+  throw std::runtime_error(std::string(call) + ": " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+// Set by mpirun/mpiexec (Open MPI, MPICH's Hydra) and by srun with a PMI plugin.
+bool launched_by_mpi() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+
+}  // namespace
+
+Place start(int& argc, char**& argv) {
+  if (!launched_by_mpi()) return {};
+  int provided = 0;
+  check(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+  started = true;
+  // Errors come back as codes (and then exceptions), instead of MPI ending the process silently.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  Place place;
+  MPI_Comm_rank(MPI_COMM_WORLD, &place.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &place.size);
+  if (place.size > 1 && provided < MPI_THREAD_MULTIPLE)
+    throw UsageError("this MPI library does not allow MPI calls from several threads (MPI_THREAD_MULTIPLE)");
+  MPI_Comm node;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, place.rank, MPI_INFO_NULL, &node),
+        "MPI_Comm_split_type");
+  MPI_Comm_rank(node, &place.local_rank);
+  MPI_Comm_size(node, &place.local_size);
+  MPI_Comm_free(&node);
+  for (MPI_Comm& c : channels) check(MPI_Comm_dup(MPI_COMM_WORLD, &c), "MPI_Comm_dup");
+  return place;
+}
+
+void stop() {
+  if (!started) return;
+  for (MPI_Comm& c : channels) MPI_Comm_free(&c);
+  MPI_Finalize();
+  started = false;
+}
+
+void abort_job(int code) {
+  if (started) MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+void send(Channel channel, int to, int tag, std::string_view bytes) {
+  if (bytes.size() > kMostBytes) throw std::logic_error("dist: a message over kMostBytes");
+  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm(channel)), "MPI_Send");
+}
+
+int receive(Channel channel, int from, std::string& bytes) {
+  // A matched probe: the message sized is the one received, whatever other threads receive.
+  MPI_Message message;
+  MPI_Status status;
+  check(MPI_Mprobe(from, MPI_ANY_TAG, comm(channel), &message, &status), "MPI_Mprobe");
+  int count = 0;
+  check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+  bytes.resize(static_cast<std::size_t>(count));
+  check(MPI_Mrecv(bytes.data(), count, MPI_BYTE, &message, &status), "MPI_Mrecv");
+  return status.MPI_TAG;
+}
+
+void max_over_ranks(std::span<std::uint64_t> values) {
+  if (values.size() > INT_MAX) throw std::logic_error("dist: too many values to reduce at once");
+  check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_MAX,
+                      MPI_COMM_WORLD),
+        "MPI_Allreduce");
+}
+
+std::uint64_t from_rank_zero(std::uint64_t value) {
+  check(MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return value;
+}
+
+}  // namespace hyalign::dist::transport

@@ -1,0 +1,129 @@
+#include "dist/ordered_output.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "dist/job.hpp"
+#include "dist/transport.hpp"
+
+namespace hyalign::dist {
+namespace {
+
+using transport::Channel;
+
+// Tags on the output channel. A piece longer than one message goes as parts, the last one tagged
+// kPiece, so the writer is handed it whole.
+constexpr int kPiecePart = 1, kPiece = 2, kUnitEnd = 3, kDone = 4;
+
+// Every rank cuts the input into units itself; ranks that disagree (a file that differs between
+// nodes) are an error, not a hang or a wrong output.
+UsageError disagreement(int rank) {
+  return UsageError(fmt::format("ranks 0 and {} cut the input into different units: every rank must read the same "
+                                "input files",
+                                rank));
+}
+
+std::string encode(const std::vector<std::uint64_t>& values) {
+  std::string bytes(values.size() * sizeof(std::uint64_t), '\0');
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+std::vector<std::uint64_t> decode(const std::string& bytes) {
+  std::vector<std::uint64_t> values(bytes.size() / sizeof(std::uint64_t));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(std::uint64_t));
+  return values;
+}
+
+}  // namespace
+
+void OrderedOutput::write(std::size_t unit, std::string_view piece) {
+  if (rank() == 0) {
+    write_units_before(unit);
+    if (!piece.empty()) write_(piece);
+    return;
+  }
+  while (piece.size() > transport::kMostBytes) {
+    transport::send(Channel::output, 0, kPiecePart, piece.substr(0, transport::kMostBytes));
+    piece.remove_prefix(transport::kMostBytes);
+  }
+  if (!piece.empty()) transport::send(Channel::output, 0, kPiece, piece);
+}
+
+void OrderedOutput::end(std::size_t unit) {
+  ++ended_;
+  if (rank() == 0) {
+    write_units_before(unit);
+    next_ = unit + 1;
+  } else {
+    transport::send(Channel::output, 0, kUnitEnd, {});
+  }
+}
+
+void OrderedOutput::write_units_before(std::size_t unit) {
+  if (unit < next_) throw std::logic_error("dist: units written out of order");
+  for (; next_ < unit; ++next_) {
+    if (owner(next_) == 0) throw std::logic_error("dist: rank 0 skipped one of its units");
+    receive_unit(next_);
+  }
+}
+
+void OrderedOutput::receive_unit(std::size_t unit) {
+  const int from = owner(unit);
+  std::string message, parts;
+  for (;;) {
+    const int tag = transport::receive(Channel::output, from, message);
+    if (tag == kUnitEnd) return;
+    if (tag == kDone) throw disagreement(from);
+    if (tag == kPiecePart) {
+      parts += message;
+    } else if (parts.empty()) {
+      write_(message);
+    } else {
+      parts += message;
+      write_(parts);
+      parts.clear();
+    }
+  }
+}
+
+std::vector<RankShare> OrderedOutput::finish(std::size_t units, std::vector<std::uint64_t> counts) {
+  if (rank() != 0) {
+    std::vector<std::uint64_t> done{ended_};
+    done.insert(done.end(), counts.begin(), counts.end());
+    transport::send(Channel::output, 0, kDone, encode(done));
+    return {{ended_, std::move(counts)}};
+  }
+  write_units_before(units);
+  std::vector<RankShare> shares{{ended_, std::move(counts)}};
+  std::string message;
+  for (int from = 1; from < size(); ++from) {
+    if (transport::receive(Channel::output, from, message) != kDone) throw disagreement(from);
+    std::vector<std::uint64_t> done = decode(message);
+    shares.push_back({static_cast<std::size_t>(done.at(0)), std::vector<std::uint64_t>(done.begin() + 1, done.end())});
+  }
+  return shares;
+}
+
+std::vector<std::uint64_t> summed(const std::vector<RankShare>& shares) {
+  std::vector<std::uint64_t> total;
+  for (const RankShare& share : shares) {
+    total.resize(std::max(total.size(), share.counts.size()), 0);
+    for (std::size_t k = 0; k < share.counts.size(); ++k) total[k] += share.counts[k];
+  }
+  return total;
+}
+
+void log_shares(const std::vector<RankShare>& shares, std::size_t k, std::string_view what) {
+  if (shares.size() < 2) return;
+  for (std::size_t r = 0; r < shares.size(); ++r)
+    log_info("  rank {}: {} unit{}, {} {}", r, shares[r].units, shares[r].units == 1 ? "" : "s",
+             k < shares[r].counts.size() ? shares[r].counts[k] : 0, what);
+}
+
+}  // namespace hyalign::dist

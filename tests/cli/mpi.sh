@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Every tool under mpirun on the CPU: the output of 2 and 3 ranks is byte for byte that of one
+# process, with enough units that every rank works and with fewer units than ranks; a rank that
+# fails ends the job with an error naming it and no output file. Skipped (77) where hyalign was
+# built without MPI or mpirun is missing.
+# usage: mpi.sh HYALIGN DATA_DIR HAVE_MPI (ON when hyalign was built with MPI)
+set -u
+hyalign=$(realpath "$1")
+data=$(realpath "$2")
+[ "${3:-}" = ON ] || { echo "SKIPPED: hyalign was built without MPI (Debian: libopenmpi-dev)"; exit 77; }
+command -v mpirun >/dev/null || { echo "SKIPPED: mpirun is not installed (Debian: openmpi-bin)"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+failures=0
+passes=0
+ok() { echo "ok   $1"; passes=$((passes + 1)); }
+fail() { echo "FAIL $1"; failures=$((failures + 1)); }
+# --oversubscribe: more ranks than this machine's cores; root is allowed (CI containers run as root).
+mpi() { timeout 300 mpirun --oversubscribe --allow-run-as-root --bind-to none "$@"; }
+
+# ---- inputs: a random 100 kbp genome, reads from it, proteins ----
+awk 'BEGIN { srand(11); for (c = 1; c <= 2; c++) { s = ""; for (i = 0; i < 50000; i++) s = s substr("ACGT", int(rand() * 4) + 1, 1);
+  print ">chr" c " genome"; for (i = 1; i <= length(s); i += 70) print substr(s, i, 70) } }' >genome.fa
+awk 'BEGIN { srand(5) } /^>/ { next } { g = g $0 }
+  END { for (r = 1; r <= 3000; r++) { p = int(rand() * (length(g) - 200)) + 1; s = substr(g, p, 100 + int(rand() * 50));
+    for (k = 1; k <= 3; k++) { i = int(rand() * length(s)) + 1; s = substr(s, 1, i - 1) substr("ACGT", int(rand() * 4) + 1, 1) substr(s, i + 1) }
+    print ">r" r; print s } }' genome.fa >reads.fa
+# Pairs (insert 300-500); every other block of 60 pairs has 50 mates of random letters, so the parts
+# there have too few pairs for an estimate and take the insert sizes of the part before: a rank
+# that did not receive them from the rank before would write other records.
+awk 'function rc(s,  i, o, c) { o = ""; for (i = length(s); i > 0; i--) { c = substr(s, i, 1); o = o (c == "A" ? "T" : c == "C" ? "G" : c == "G" ? "C" : "A") } return o }
+  function mutate(s,  k, i) { for (k = 0; k < 2; k++) { i = int(rand() * length(s)) + 1; s = substr(s, 1, i - 1) substr("ACGT", int(rand() * 4) + 1, 1) substr(s, i + 1) } return s }
+  function random_letters(n,  s, i) { s = ""; for (i = 0; i < n; i++) s = s substr("ACGT", int(rand() * 4) + 1, 1); return s }
+  BEGIN { srand(9) } /^>/ { next } { g = g $0 }
+  END { q = ""; for (i = 0; i < 100; i++) q = q "I";
+    for (r = 1; r <= 1200; r++) { f = 300 + int(rand() * 200); p = int(rand() * (length(g) - f)) + 1; frag = substr(g, p, f);
+      a = mutate(substr(frag, 1, 100)); b = mutate(rc(substr(frag, f - 99, 100)));
+      if (int((r - 1) / 60) % 2 == 1 && (r - 1) % 60 >= 10) b = random_letters(100);
+      if (rand() < 0.5) { t = a; a = b; b = t }
+      print "@p" r "/1\n" a "\n+\n" q > "pairs_1.fq"; print "@p" r "/2\n" b "\n+\n" q > "pairs_2.fq" } }' genome.fa
+awk 'BEGIN { srand(7); aa = "ARNDCQEGHILKMFPSTWYV";
+  for (q = 1; q <= 11; q++) { s = ""; n = 60 + 17 * q; for (i = 0; i < n; i++) s = s substr(aa, int(rand() * 20) + 1, 1);
+    query[q] = s; print ">query" q " description" > "proteins.fa"; print s > "proteins.fa" }
+  for (d = 1; d <= 400; d++) { s = ""; n = 20 + int(rand() * 400); for (i = 0; i < n; i++) s = s substr(aa, int(rand() * 20) + 1, 1);
+    if (d % 40 == 0) { q = (d / 40) % 11 + 1; s = substr(s, 1, 30) substr(query[q], 5, 50) "WW" substr(query[q], 60) }
+    print ">db" d " text"; print s } }' >protein_db.fa
+head -n 4 proteins.fa >two_proteins.fa
+q2=$data/papara/q2_16S
+awk '/^>/ { n++ } n <= 1' "$q2/query.fasta" >one_16S.fa
+
+# same NAME OUTPUT -- hyalign args: runs them in 1/, 2/ and 3/ (the same command line, so the same
+# @PG line) as one process and as 2 and 3 ranks; the output files must be identical.
+same() {
+  local name=$1 output=$2
+  shift 3
+  for n in 1 2 3; do
+    rm -rf "$n" && mkdir "$n"
+    if [ "$n" = 1 ]; then (cd "$n" && "$hyalign" "$@" 2>err.txt); else (cd "$n" && mpi -np "$n" "$hyalign" "$@" 2>err.txt); fi
+    local code=$?
+    [ "$code" -eq 0 ] || { fail "$name: exit $code with $n rank(s)"; tail -5 "$n/err.txt"; return; }
+  done
+  if cmp -s "1/$output" "2/$output" && cmp -s "1/$output" "3/$output" && [ -s "1/$output" ]; then
+    ok "$name: $(grep -c 'rank .: 0 units' 3/err.txt) of 3 ranks without a unit"
+  else
+    fail "$name: outputs differ"
+  fi
+}
+
+same "papara: 60 queries" out.phy -- papara -t "$q2/ref.unrooted.nwk" -s "$q2/ref.phy" -q "$q2/gut60.fas" -o out.phy -j 1
+same "papara: 1 query" out.phy -- papara -t "$q2/ref.unrooted.nwk" -s "$q2/ref.phy" -q ../one_16S.fa -o out.phy -j 1
+same "papara: PaPaRa's files" papara_alignment.X -- papara -t "$q2/ref.unrooted.nwk" -s "$q2/ref.phy" -q "$q2/gut60.fas" -n X -j 1
+same "search: 11 queries" out.tsv -- search -q ../proteins.fa -d ../protein_db.fa -t 1 -o out.tsv
+same "search: 2 queries" out.tsv -- search -q ../two_proteins.fa -d ../protein_db.fa -t 1 -o out.tsv
+same "mem: 4 batches" out.txt -- mem -b -c -L -t 1 --batch-letters 100000 ../genome.fa ../reads.fa -o out.txt
+same "mem: 1 batch" out.txt -- mem -maxmatch -t 1 ../genome.fa ../reads.fa -o out.txt
+if "$hyalign" map --help >/dev/null 2>&1; then
+  same "map: pairs, 20 batches" out.sam -- map -t 1 -K 12000 ../genome.fa ../pairs_1.fq ../pairs_2.fq -o out.sam
+  same "map: pairs to BAM" out.bam -- map -t 1 -K 12000 ../genome.fa ../pairs_1.fq ../pairs_2.fq -o out.bam
+  same "map: single reads, 1 batch" out.sam -- map -t 1 ../genome.fa ../reads.fa -o out.sam
+fi
+
+# fails NAME EXIT PATTERN -- mpirun args: the job exits with EXIT, stderr has PATTERN (naming the
+# rank), and no output file or temporary is left in f/.
+fails() {
+  local name=$1 expected=$2 pattern=$3
+  shift 4
+  rm -rf f && mkdir f
+  (cd f && mpi "$@" >/dev/null 2>err.txt)
+  local code=$?
+  if [ "$code" -eq "$expected" ] && grep -q -- "$pattern" f/err.txt && [ -z "$(ls -A f | grep -v '^err.txt$')" ]; then
+    ok "$name: $(grep -m1 'hyalign: error' f/err.txt)"
+  else
+    fail "$name: exit $code (expected $expected)"; ls -A f; grep hyalign f/err.txt | head -3
+  fi
+}
+
+awk 'NR == 2003 { print "-"; next } { print }' pairs_1.fq >broken_1.fq  # a FASTQ '+' line half-way
+fails "a bad option" 2 'error: rank [0-9]: -k' -- -np 2 "$hyalign" map -k 0 ../genome.fa ../pairs_1.fq -o out.sam
+fails "bad input half-way" 1 "error: rank [0-9]: ../broken_1.fq:" -- \
+  -np 3 "$hyalign" map -t 1 -K 12000 ../genome.fa ../broken_1.fq ../pairs_2.fq -o out.sam
+# (the same size as the good file, so that the ranks' inputs pass for the same)
+fails "bad input on one rank only" 1 "error: rank 2: ../broken_1.fq:" -- \
+  -np 2 "$hyalign" map -t 1 -K 12000 ../genome.fa ../pairs_1.fq ../pairs_2.fq -o out.sam : \
+  -np 1 "$hyalign" map -t 1 -K 12000 ../genome.fa ../broken_1.fq ../pairs_2.fq -o out.sam
+fails "other inputs on one rank" 2 'input files differ between the ranks' -- \
+  -np 2 "$hyalign" search -q ../proteins.fa -d ../protein_db.fa -t 1 -o out.tsv : \
+  -np 1 "$hyalign" search -q ../two_proteins.fa -d ../protein_db.fa -t 1 -o out.tsv
+fails "standard input" 2 'not standard input' -- -np 2 "$hyalign" mem ../genome.fa - -o out.txt
+
+echo "mpi: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]
