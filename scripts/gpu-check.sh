@@ -6,7 +6,8 @@
 # and benchmarks; papara-e2e: hyalign papara end to end on every device; search; mem: the mem GPU
 # tests and bench/mem_gpu.sh; map: the map GPU tests and bench/map_gpu.sh with MAP_BASES, MAP_PAIRS,
 # MAP_DEVICES and MAP_GENOMES; search-sprot: search on a Swiss-Prot-shaped database, SPROT_COUNT
-# sequences (570000), every device, SPROT_ROUNDS rounds (3)). REPLICATE (20),
+# sequences (570000), every device, SPROT_ROUNDS rounds (3), and with SPROT_MANY=N, N such queries
+# on the GPU). REPLICATE (20),
 # PROTEIN_COPIES (34000: 1e12 cells) and ROUNDS (3) size the end-to-end runs. parasail (the test oracle),
 # the xxHash header, ISA-L and htslib are taken from .deps/*.deb when present, since the GPU machine has
 # no package registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
@@ -60,7 +61,7 @@ if want search; then
   log "end to end: hyalign search, 20 queries x the pseudo-database, top 10 with tracebacks"
   q=tests/data/sw/queries20.fasta
   "$build/hyalign" search makedb -i /tmp/pseudo256.fasta -o /tmp/pseudo256.hdb 2>&1 | tail -n 1
-  for device in gpu all cpu; do
+  for device in gpu auto all cpu; do
     [ "$device" = cpu ] && [ -z "${CPU_E2E:-}" ] && continue
     start=$EPOCHREALTIME
     "$build/hyalign" search --device "$device" -q $q -d /tmp/pseudo256.hdb -o "/tmp/search_$device.tsv" 2>"/tmp/search_$device.log"
@@ -93,6 +94,14 @@ if want search-sprot; then
   done
   cmp -s /tmp/sprot_gpu.tsv /tmp/sprot_cpu.tsv && cmp -s /tmp/sprot_auto.tsv /tmp/sprot_cpu.tsv &&
     result[sprot_same]=yes || result[sprot_same]=NO
+  if [ -n "${SPROT_MANY:-}" ]; then
+    log "search: a proteome-style run, $SPROT_MANY Swiss-Prot-shaped queries x the same database, top 1"
+    "$build/bench/hyalign_make_proteins" "$SPROT_MANY" 2 >/tmp/many.fasta
+    start=$EPOCHREALTIME
+    "$build/hyalign" search --device gpu -k 1 -q /tmp/many.fasta -d /tmp/sprot.hdb -o /tmp/many.tsv 2>/tmp/many.log
+    result[sprot_many_gpu]=$(since "$start")
+    grep -E 'searched|GPU|steps' /tmp/many.log
+  fi
 fi
 
 if want papara; then

@@ -13,7 +13,7 @@ namespace hyalign::kernels::cuda {
 std::string gpu_unsupported_reason(const PaparaProblem&) { return engine::gpu_unavailable_reason(); }
 std::unique_ptr<PaparaKernel> make_papara_gpu_kernel(int, const PaparaProblem&) { return nullptr; }
 std::string sw_gpu_unsupported_reason(const SwScoring&) { return engine::gpu_unavailable_reason(); }
-std::unique_ptr<SwKernel> make_sw_gpu_kernel(int, const SwScoring&) { return nullptr; }
+std::unique_ptr<SwKernel> make_sw_gpu_kernel(int, const SwScoring&, unsigned) { return nullptr; }
 std::unique_ptr<SeedGpuKernel> make_seed_gpu_kernel(int, const index::SuffixIndex&, SeedSearchParams) {
   throw std::runtime_error(engine::gpu_unavailable_reason());
 }

@@ -41,6 +41,7 @@
 #include <numeric>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/sw_cuda.hpp"
 #include "engine/devices.hpp"
@@ -377,7 +378,8 @@ class GpuSwScorer final : public SwScorer {
 
 class GpuSwKernel final : public SwKernel {
  public:
-  GpuSwKernel(int device, const SwScoring& scoring) : device_(device), scoring_(scoring) {
+  GpuSwKernel(int device, const SwScoring& scoring, unsigned host_threads)
+      : device_(device), scoring_(scoring), host_threads_(std::max(1u, host_threads)) {
     name_ = engine::use_gpu(device);
     const ScoreMatrix& matrix = *scoring.matrix;
     codes_ = matrix.size() + 1;
@@ -409,6 +411,7 @@ class GpuSwKernel final : public SwKernel {
 
   int device_;
   SwScoring scoring_;
+  unsigned host_threads_;
   std::string name_;
   int codes_ = 0;
   int overflow_limit_ = 0;
@@ -523,7 +526,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
     std::lock_guard lock(kernel_.stats_mutex_);
     kernel_.kernel_seconds_ += ms / 1000.0;
   }
-  for (std::size_t k = 0; k < n; ++k) {
+  parallel_for(n, kernel_.host_threads_, [&](std::size_t k, unsigned) {
     const unsigned* packed = host_scores_.ptr + k * pairs;
     int* out = scores + (begin + order[k]) * tile.target_count;
     const auto query = queries.sequence(tile.first_query + begin + order[k]);
@@ -533,7 +536,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
                    ? score
                    : sw_score_scalar(query, targets.sequence(tile.first_target + t), kernel_.scoring_);
     }
-  }
+  });
 }
 
 }  // namespace
@@ -543,9 +546,9 @@ std::string sw_gpu_unsupported_reason(const SwScoring& scoring) {
   return "";
 }
 
-std::unique_ptr<SwKernel> make_sw_gpu_kernel(int device, const SwScoring& scoring) {
+std::unique_ptr<SwKernel> make_sw_gpu_kernel(int device, const SwScoring& scoring, unsigned host_threads) {
   if (!sw_gpu_unsupported_reason(scoring).empty()) return nullptr;
-  return std::make_unique<GpuSwKernel>(device, scoring);
+  return std::make_unique<GpuSwKernel>(device, scoring, host_threads);
 }
 
 }  // namespace hyalign::kernels::cuda

@@ -11,6 +11,7 @@ namespace hyalign::kernels::cuda {
 std::string sw_gpu_unsupported_reason(const SwScoring& scoring);
 
 // One kernel per GPU; nullptr when the scoring is unsupported.
-std::unique_ptr<SwKernel> make_sw_gpu_kernel(int device, const SwScoring& scoring);
+// `host_threads` unpack each launch's scores (a take of many queries holds tens of millions).
+std::unique_ptr<SwKernel> make_sw_gpu_kernel(int device, const SwScoring& scoring, unsigned host_threads = 1);
 
 }  // namespace hyalign::kernels::cuda
