@@ -34,6 +34,29 @@ struct TempDir {
   }
 };
 
+// A random sequence of `length` letters drawn uniformly from `letters`.
+inline std::string random_sequence(std::mt19937& rng, const std::string& letters, std::size_t length) {
+  std::uniform_int_distribution<std::size_t> pick(0, letters.size() - 1);
+  std::string s(length, 'A');
+  for (char& c : s) c = letters[pick(rng)];
+  return s;
+}
+
+// A relative of `s`: substitutions, insertions and deletions at `rate` each.
+inline std::string relative_of(std::mt19937& rng, const std::string& s, const std::string& letters, double rate) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::uniform_int_distribution<std::size_t> pick(0, letters.size() - 1);
+  std::string out;
+  for (char c : s) {
+    const double x = u(rng);
+    if (x < rate) out += letters[pick(rng)];
+    else if (x < 2 * rate) continue;
+    else if (x < 3 * rate) out += c, out += letters[pick(rng)];
+    else out += c;
+  }
+  return out;
+}
+
 // A reference of the given sequences, named seq0, seq1, ...
 inline index::ReferenceText reference_of(const std::vector<std::string>& sequences) {
   index::ReferenceText ref;

@@ -59,7 +59,9 @@ void add_search_command(CLI::App& app, Action& action) {
   cmd->add_option("--kernel", *kernel, "CPU kernel: auto, scalar, avx2, avx512")
       ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}))
       ->capture_default_str();
-  add_device_option(*cmd, *device);
+  add_device_option(*cmd, *device,
+                    "Devices: auto (the usable GPUs when there are any, else the CPU cores), cpu, gpu (GPUs only), "
+                    "all (every usable GPU plus the CPU cores)");
   cmd->add_option("--chunk-mb", *chunk_mb,
                   "Database chunk size in MiB of residues, one byte each (with GPUs, two chunks are in memory: the "
                   "next is read while one is scored); 0 = one sequence per chunk")

@@ -12,6 +12,7 @@
 #include "core/score_matrix.hpp"
 #include "kernels/scalar/sw_linear.hpp"
 #include "kernels/scalar/sw_scalar.hpp"
+#include "test_support.hpp"
 
 using namespace hyalign;
 using namespace hyalign::kernels;
@@ -45,28 +46,6 @@ std::vector<ScoringCase> scoring_cases() {
   return all;
 }
 
-std::string random_sequence(std::mt19937& rng, const std::string& letters, std::size_t length) {
-  std::uniform_int_distribution<std::size_t> pick(0, letters.size() - 1);
-  std::string s(length, 'A');
-  for (char& c : s) c = letters[pick(rng)];
-  return s;
-}
-
-// A relative of `s`: substitutions, insertions and deletions at `rate` each.
-std::string relative_of(std::mt19937& rng, const std::string& s, const std::string& letters, double rate) {
-  std::uniform_real_distribution<double> u(0, 1);
-  std::uniform_int_distribution<std::size_t> pick(0, letters.size() - 1);
-  std::string out;
-  for (char c : s) {
-    const double x = u(rng);
-    if (x < rate) out += letters[pick(rng)];
-    else if (x < 2 * rate) continue;
-    else if (x < 3 * rate) out += c, out += letters[pick(rng)];
-    else out += c;
-  }
-  return out;
-}
-
 void expect_same(const SwAlignment& got, const SwAlignment& want) {
   EXPECT_EQ(got.score, want.score);
   EXPECT_EQ(got.query_start, want.query_start);
@@ -95,10 +74,10 @@ TEST(SwLinear, SameAlignmentOnRandomPairs) {
   std::uniform_real_distribution<double> rate(0.0, 0.2);
   for (const ScoringCase& setup : scoring_cases()) {
     SCOPED_TRACE(setup.name);
-    const auto noise = [&](std::size_t n) { return random_sequence(rng, setup.letters, n); };
+    const auto noise = [&](std::size_t n) { return test::random_sequence(rng, setup.letters, n); };
     for (int pair = 0; pair < 20; ++pair) {
       const std::string a = noise(pair < 10 ? pair : length(rng));
-      const std::string b = pair % 3 == 2 ? noise(length(rng)) : relative_of(rng, a, setup.letters, rate(rng));
+      const std::string b = pair % 3 == 2 ? noise(length(rng)) : test::relative_of(rng, a, setup.letters, rate(rng));
       // End to end, one inside the other (the alignment starts and ends inside it), and overlapping
       // ends (rows before the alignment, columns after it).
       const std::size_t pad = 15 * static_cast<std::size_t>(pair);
@@ -125,13 +104,13 @@ TEST(SwLinear, SameAlignmentWhereTiesAbound) {
     }
     for (int pair = 0; pair < 20; ++pair) {
       // Tandem repeats of a short unit, and a two-letter alphabet: many paths and ends of one score.
-      const std::string unit = random_sequence(rng, setup.letters, 1 + pair % 7);
+      const std::string unit = test::random_sequence(rng, setup.letters, 1 + pair % 7);
       std::string repeat;
       while (repeat.size() < 200 + 40 * static_cast<std::size_t>(pair)) repeat += unit;
-      check_pair(setup, repeat, relative_of(rng, repeat, setup.letters, 0.03));
-      const std::string a = random_sequence(rng, two, 100 + 50 * pair);
-      check_pair(setup, a, relative_of(rng, a, two, 0.1));
-      check_pair(setup, a, random_sequence(rng, two, 300));
+      check_pair(setup, repeat, test::relative_of(rng, repeat, setup.letters, 0.03));
+      const std::string a = test::random_sequence(rng, two, 100 + 50 * pair);
+      check_pair(setup, a, test::relative_of(rng, a, two, 0.1));
+      check_pair(setup, a, test::random_sequence(rng, two, 300));
       if (HasFailure()) return;
     }
   }
@@ -142,8 +121,8 @@ TEST(SwLinear, AnyGivenScoreGivesTheSameAlignment) {
   for (const ScoringCase& setup : scoring_cases()) {
     SCOPED_TRACE(setup.name);
     for (int pair = 0; pair < 8; ++pair) {
-      const std::string a = random_sequence(rng, setup.letters, 50 + 200 * pair);
-      const std::string b = pair % 2 ? random_sequence(rng, setup.letters, 1500) : relative_of(rng, a, setup.letters, 0.05);
+      const std::string a = test::random_sequence(rng, setup.letters, 50 + 200 * pair);
+      const std::string b = pair % 2 ? test::random_sequence(rng, setup.letters, 1500) : test::relative_of(rng, a, setup.letters, 0.05);
       const auto q = setup.encode(a), t = setup.encode(b);
       const SwAlignment want = sw_align_scalar(q, t, setup.scoring());
       for (const int score : {0, -7, want.score - 1, want.score / 2, want.score + 1, 2 * want.score + 50, INT_MAX}) {

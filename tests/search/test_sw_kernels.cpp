@@ -16,6 +16,7 @@
 #include "engine/devices.hpp"
 #include "kernels/cuda/sw_cuda.hpp"
 #include "kernels/sw_kernel.hpp"
+#include "test_support.hpp"
 
 using namespace hyalign;
 using namespace hyalign::engine;
@@ -92,28 +93,6 @@ struct Oracle {
   }
 };
 
-std::string random_seq(std::mt19937& rng, const std::string& letters, std::size_t length) {
-  std::uniform_int_distribution<std::size_t> pick(0, letters.size() - 1);
-  std::string s(length, 'A');
-  for (char& c : s) c = letters[pick(rng)];
-  return s;
-}
-
-// A relative of `s`: substitutions, insertions and deletions at the given rate each.
-std::string mutate(std::mt19937& rng, const std::string& s, const std::string& letters, double rate) {
-  std::uniform_real_distribution<double> u(0, 1);
-  std::uniform_int_distribution<std::size_t> pick(0, letters.size() - 1);
-  std::string out;
-  for (char c : s) {
-    const double x = u(rng);
-    if (x < rate) out += letters[pick(rng)];
-    else if (x < 2 * rate) continue;
-    else if (x < 3 * rate) out += c, out += letters[pick(rng)];
-    else out += c;
-  }
-  return out;
-}
-
 std::size_t random_length(std::mt19937& rng, std::size_t max) {
   // Favour short and odd lengths, with a tail of long ones.
   std::uniform_int_distribution<int> kind(0, 9);
@@ -186,12 +165,12 @@ TEST_P(SwKernelTest, RandomBatchesMatchParasail) {
     SCOPED_TRACE(c.name);
     Oracle setup(c);
     for (int round = 0; round < 3; ++round) {
-      const std::string query = random_seq(rng, setup.letters, random_length(rng, 700));
+      const std::string query = test::random_sequence(rng, setup.letters, random_length(rng, 700));
       std::vector<std::string> targets;
       for (int t = 0; t < 150; ++t) {
         const std::size_t kind = rng() % 4;
-        if (kind == 0) targets.push_back(mutate(rng, query, setup.letters, 0.1));  // homologs: higher scores
-        else targets.push_back(random_seq(rng, setup.letters, random_length(rng, 700)));
+        if (kind == 0) targets.push_back(test::relative_of(rng, query, setup.letters, 0.1));  // homologs: higher scores
+        else targets.push_back(test::random_sequence(rng, setup.letters, random_length(rng, 700)));
       }
       targets.push_back("");  // empty target: 0
       expect_batch(setup, query, targets);
@@ -205,9 +184,9 @@ TEST_P(SwKernelTest, ShortAndDegenerateInputs) {
     SCOPED_TRACE(c.name);
     Oracle setup(c);
     std::vector<std::string> targets = {"", "A", "C", "AA", "AC", "T", std::string(3, 'A'), std::string(200, 'A')};
-    for (int t = 0; t < 40; ++t) targets.push_back(random_seq(rng, setup.letters, 1 + rng() % 5));
+    for (int t = 0; t < 40; ++t) targets.push_back(test::random_sequence(rng, setup.letters, 1 + rng() % 5));
     for (const std::string& query : {std::string("A"), std::string("C"), std::string("AG"), std::string(7, 'A'),
-                                     std::string(300, 'A'), random_seq(rng, setup.letters, 1)})
+                                     std::string(300, 'A'), test::random_sequence(rng, setup.letters, 1)})
       expect_batch(setup, query, targets);
     // Empty query: every score is 0.
     auto kernel = make_kernel(GetParam(), setup.scoring);
@@ -222,21 +201,21 @@ TEST_P(SwKernelTest, SaturatingScoresAreExact) {
   std::mt19937 rng(7);
   Oracle setup(configs()[0]);  // BLOSUM62 11/1
   // 5000 W-rich residues: identity scores ~ 50000 > 32767 (beyond signed 16 bits).
-  std::string w_rich = random_seq(rng, kAmino, 5000);
+  std::string w_rich = test::random_sequence(rng, kAmino, 5000);
   for (std::size_t i = 0; i < w_rich.size(); i += 1) if (rng() % 10 < 9) w_rich[i] = 'W';
   std::vector<std::string> targets;
-  for (int t = 0; t < 70; ++t) targets.push_back(random_seq(rng, kAmino, 50 + rng() % 400));
+  for (int t = 0; t < 70; ++t) targets.push_back(test::random_sequence(rng, kAmino, 50 + rng() % 400));
   targets.push_back(w_rich);                          // ~50000
   targets.push_back(w_rich.substr(0, 300));           // ~3000: beyond 8 bits
-  targets.push_back(mutate(rng, w_rich.substr(1000, 2000), kAmino, 0.05));
+  targets.push_back(test::relative_of(rng, w_rich.substr(1000, 2000), kAmino, 0.05));
   targets.push_back(std::string(6100, 'W'));          // ~90% W query against all W
   expect_batch(setup, w_rich, targets);
   // An all-W query of 6100: 67100 > 65535 against the all-W target (the 32-bit path).
   expect_batch(setup, std::string(6100, 'W'), {std::string(6100, 'W'), std::string(40, 'W'), "W", "A"});
   // DNA: long identical sequences (8-bit overflow at 2 per match after 128 residues).
   Oracle dna(configs()[3]);
-  const std::string seq = random_seq(rng, kDna, 3000);
-  expect_batch(dna, seq, {seq, seq.substr(100, 129), seq.substr(5, 2000), random_seq(rng, kDna, 3000), "A"});
+  const std::string seq = test::random_sequence(rng, kDna, 3000);
+  expect_batch(dna, seq, {seq, seq.substr(100, 129), seq.substr(5, 2000), test::random_sequence(rng, kDna, 3000), "A"});
 }
 
 // Gap costs beyond the 8-bit (and 16-bit) lane range take the wider passes directly.
@@ -247,9 +226,9 @@ TEST_P(SwKernelTest, LargeGapCosts) {
     c.open = open, c.extend = extend;
     c.name.append("_").append(std::to_string(open)).append("_").append(std::to_string(extend));
     Oracle oracle(c);
-    const std::string query = random_seq(rng, kAmino, 300);
-    std::vector<std::string> targets{mutate(rng, query, kAmino, 0.05), query, "W"};
-    for (int t = 0; t < 40; ++t) targets.push_back(random_seq(rng, kAmino, 1 + rng() % 300));
+    const std::string query = test::random_sequence(rng, kAmino, 300);
+    std::vector<std::string> targets{test::relative_of(rng, query, kAmino, 0.05), query, "W"};
+    for (int t = 0; t < 40; ++t) targets.push_back(test::random_sequence(rng, kAmino, 1 + rng() % 300));
     expect_batch(oracle, query, targets);
   }
 }
@@ -258,10 +237,10 @@ TEST_P(SwKernelTest, LargeGapCosts) {
 TEST_P(SwKernelTest, LongSequences) {
   std::mt19937 rng(5000);
   Oracle setup(configs()[0]);
-  const std::string query = random_seq(rng, kAmino, 5000);
+  const std::string query = test::random_sequence(rng, kAmino, 5000);
   std::vector<std::string> targets;
-  for (int t = 0; t < 70; ++t) targets.push_back(random_seq(rng, kAmino, 1 + rng() % 5000));
-  targets.push_back(mutate(rng, query, kAmino, 0.2));
+  for (int t = 0; t < 70; ++t) targets.push_back(test::random_sequence(rng, kAmino, 1 + rng() % 5000));
+  targets.push_back(test::relative_of(rng, query, kAmino, 0.2));
   expect_batch(setup, query, targets);
 }
 
@@ -271,12 +250,12 @@ TEST_P(SwKernelTest, TilesOfManyQueries) {
   std::mt19937 rng(77);
   Oracle setup(configs()[0]);
   std::vector<std::string> queries;
-  for (int q = 0; q < 9; ++q) queries.push_back(random_seq(rng, kAmino, q == 0 ? 0 : 3000 + rng() % 2000));
+  for (int q = 0; q < 9; ++q) queries.push_back(test::random_sequence(rng, kAmino, q == 0 ? 0 : 3000 + rng() % 2000));
   queries.push_back("W");
   std::vector<std::string> targets;
   for (std::size_t length : {0, 1, 63, 64, 65, 128, 129, 192, 193, 256, 257, 511, 513, 700})
-    targets.push_back(random_seq(rng, kAmino, length));
-  targets.push_back(mutate(rng, queries[3].substr(100, 900), kAmino, 0.1));
+    targets.push_back(test::random_sequence(rng, kAmino, length));
+  targets.push_back(test::relative_of(rng, queries[3].substr(100, 900), kAmino, 0.1));
   std::shuffle(targets.begin(), targets.end(), rng);
   auto kernel = make_kernel(GetParam(), setup.scoring);
   std::vector<std::vector<std::uint8_t>> enc_q, enc_t;
@@ -305,9 +284,9 @@ TEST(SwScalar, MatchesParasailOnRandomPairs) {
     SCOPED_TRACE(c.name);
     Oracle setup(c);
     for (int pair = 0; pair < 300; ++pair) {
-      const std::string a = random_seq(rng, setup.letters, random_length(rng, 1000));
-      const std::string b = pair % 3 == 0 ? mutate(rng, a, setup.letters, 0.15)
-                                          : random_seq(rng, setup.letters, random_length(rng, 1000));
+      const std::string a = test::random_sequence(rng, setup.letters, random_length(rng, 1000));
+      const std::string b = pair % 3 == 0 ? test::relative_of(rng, a, setup.letters, 0.15)
+                                          : test::random_sequence(rng, setup.letters, random_length(rng, 1000));
       ASSERT_EQ(sw_score_scalar(setup.encode(a), setup.encode(b), setup.scoring), setup.oracle_score(a, b))
           << a.size() << " x " << b.size();
     }
@@ -379,9 +358,9 @@ TEST(SwScalar, AlignmentsRescoreToTheirScore) {
     SCOPED_TRACE(c.name);
     Oracle setup(c);
     for (int pair = 0; pair < 150; ++pair) {
-      const std::string a = random_seq(rng, setup.letters, random_length(rng, 600));
-      const std::string b = pair % 2 == 0 ? mutate(rng, a, setup.letters, 0.08 + 0.02 * (pair % 5))
-                                          : random_seq(rng, setup.letters, random_length(rng, 600));
+      const std::string a = test::random_sequence(rng, setup.letters, random_length(rng, 600));
+      const std::string b = pair % 2 == 0 ? test::relative_of(rng, a, setup.letters, 0.08 + 0.02 * (pair % 5))
+                                          : test::random_sequence(rng, setup.letters, random_length(rng, 600));
       const auto q = setup.encode(a), t = setup.encode(b);
       const SwAlignment al = sw_align_scalar(q, t, setup.scoring);
       check_alignment(setup, q, t, al);
