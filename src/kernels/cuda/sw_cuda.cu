@@ -320,7 +320,8 @@ __global__ void __launch_bounds__(32 * kWarps) sw_search_kernel(SwLaunch p) {
     const unsigned len = max(la, lb);
     const unsigned stripes = max(1u, (len + kStripeRows - 1) / kStripeRows);
     const unsigned rows_per_lane = max(1u, ((len + stripes - 1) / stripes + 31) / 32);
-    score_pair_with<1, kWarps, kMaxRowsPerLane>(rows_per_lane, p, matrix, profile, boundary, next_query, pair, a, la, b, lb, stripes);
+    score_pair_with<1, kWarps, kMaxRowsPerLane>(rows_per_lane, p, matrix, profile, boundary, next_query, pair, a, la,
+                                                b, lb, stripes);
   }
 }
 
