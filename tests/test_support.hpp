@@ -34,6 +34,10 @@ struct TempDir {
   }
 };
 
+// The 20 amino acids and the 4 bases, for random sequences.
+inline constexpr const char* kAmino = "ARNDCQEGHILKMFPSTWYV";
+inline constexpr const char* kDna = "ACGT";
+
 // A random sequence of `length` letters drawn uniformly from `letters`.
 inline std::string random_sequence(std::mt19937& rng, const std::string& letters, std::size_t length) {
   std::uniform_int_distribution<std::size_t> pick(0, letters.size() - 1);

@@ -19,8 +19,8 @@ using namespace hyalign::kernels;
 
 namespace {
 
-constexpr const char* kAmino = "ARNDCQEGHILKMFPSTWYV";
-constexpr const char* kDna = "ACGT";
+using test::kAmino;
+using test::kDna;
 
 struct ScoringCase {
   std::string name;

@@ -24,8 +24,8 @@ using namespace hyalign::kernels;
 
 namespace {
 
-constexpr const char* kAmino = "ARNDCQEGHILKMFPSTWYV";
-constexpr const char* kDna = "ACGT";
+using test::kAmino;
+using test::kDna;
 
 struct Config {
   std::string name;
