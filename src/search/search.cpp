@@ -156,14 +156,13 @@ class TopHits {
 
   // Offers the best of one query's scores against targets [first, first + count) of `chunk`.
   // Candidates are cheap (score, index) pairs; only those that can enter the list are offered.
-  void offer(std::size_t q, const int* scores, std::size_t first, std::size_t count, const CodedSequences& chunk,
-             std::vector<std::pair<int, std::size_t>>& candidates) {
+  void offer(std::size_t q, const int* scores, std::size_t first, std::size_t count, const CodedSequences& chunk) {
     int floor;  // a hit must reach this (and beat it, or tie it and come earlier in the database)
     {
       std::lock_guard lock(locks_[q]);
       floor = std::max(1, best_.floor(q));
     }
-    candidates.clear();
+    std::vector<std::pair<int, std::size_t>> candidates;
     for (std::size_t t = 0; t < count; ++t)
       if (scores[t] >= floor) candidates.emplace_back(scores[t], first + t);
     const auto by_rank = [&](const auto& a, const auto& b) {
@@ -245,9 +244,8 @@ class ChunkScorer {
     // A GPU's take holds many queries' scores: they are ranked on all threads, so the GPU's next
     // take waits as little as it can (a CPU tile holds one query).
     parallel_for(tile.query_count, threads_, [&](std::size_t q, unsigned) {
-      std::vector<std::pair<int, std::size_t>> candidates;
       top_.offer(tile.first_query + q, scores.data() + q * tile.target_count, tile.first_target, tile.target_count,
-                 chunk, candidates);
+                 chunk);
     });
     std::size_t query_residues = 0;
     for (std::size_t q = 0; q < tile.query_count; ++q) query_residues += queries_.length(tile.first_query + q);
