@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const ScoreMatrix matrix = ScoreMatrix::builtin("BLOSUM62");
   const std::string path = fuzz::as_file(fuzz::bytes(data, size));
   return fuzz::expect_clean_errors([&] {
-    const auto source = open_sequences(path, matrix, 1000);
+    const auto source = open_sequences(path, matrix, 1000, 1);
     CodedSequences chunk;
     while (source->next_chunk(chunk))
       for (std::size_t i = 0; i < chunk.size(); ++i)

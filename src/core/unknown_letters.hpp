@@ -13,6 +13,9 @@ std::string printable_letter(char c);
 class UnknownLetters {
  public:
   void add(char c) { ++counts_[c]; }
+  void add(const UnknownLetters& other) {
+    for (const auto& [c, n] : other.counts_) counts_[c] += n;
+  }
   bool empty() const { return counts_.empty(); }
   std::string list() const;  // printable letters as themselves, others as \xNN, each with its count
 

@@ -73,8 +73,8 @@ void warn_unknown_letters(const UnknownLetters& unknown, const ScoreMatrix& matr
 }
 
 std::unique_ptr<SequenceSource> open_sequences(const std::string& path, const ScoreMatrix& matrix,
-                                               std::size_t max_residues) {
-  if (path != "-" && is_database(path)) return open_database(path, matrix);
+                                               std::size_t max_residues, unsigned threads) {
+  if (path != "-" && is_database(path)) return open_database(path, matrix, threads);
   return std::make_unique<FastaSource>(path, matrix, max_residues);
 }
 

@@ -35,8 +35,9 @@ class SequenceSource {
   virtual const UnknownLetters& unknown_letters() const = 0;
 };
 
-// A FASTA/FASTQ file (gzip accepted) or a hyalign database (detected from the file's first bytes).
+// A FASTA/FASTQ file (gzip accepted) or a hyalign database (detected from the file's first bytes;
+// read on `threads` threads).
 std::unique_ptr<SequenceSource> open_sequences(const std::string& path, const ScoreMatrix& matrix,
-                                               std::size_t max_residues);
+                                               std::size_t max_residues, unsigned threads);
 
 }  // namespace hyalign

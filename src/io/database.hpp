@@ -13,8 +13,9 @@ namespace hyalign {
 // Any hyalign database, of any format version (a wrong version is reported, not read as FASTA).
 bool is_database(const std::string& path);
 
-// Reads a database chunk by chunk, each checked against its checksums before it is used.
-std::unique_ptr<SequenceSource> open_database(const std::string& path, const ScoreMatrix& matrix);
+// Reads a database chunk by chunk, each checked against its checksums before it is used; a chunk's
+// letters are read and encoded on `threads` threads.
+std::unique_ptr<SequenceSource> open_database(const std::string& path, const ScoreMatrix& matrix, unsigned threads);
 
 // Names and input positions kept, letters stored upper case (any matrix can read them).
 struct MakeDbReport {
