@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <numeric>
@@ -162,6 +164,7 @@ class TopHits {
       std::lock_guard lock(locks_[q]);
       floor = std::max(1, best_.floor(q));
     }
+    floor = std::max(floor, kth_best(scores, count, best_.k()));
     std::vector<std::pair<int, std::size_t>> candidates;
     for (std::size_t t = 0; t < count; ++t)
       if (scores[t] >= floor) candidates.emplace_back(scores[t], first + t);
@@ -205,6 +208,23 @@ class TopHits {
   const HitDetails& details(std::size_t q, std::size_t target) const { return details_[q].at(target); }
 
  private:
+  // The k-th highest of scores[0, count), or INT_MIN when there are no more than k: no target
+  // below it can enter a list of k. A heap of k scores, which random scores rarely change, so
+  // the first rows of a search (whose floor is still 1) do not gather nearly every target (a GPU
+  // take of 20 x 570,000 scores spent 0.10-0.16 s in offers on 16 threads).
+  static int kth_best(const int* scores, std::size_t count, std::size_t k) {
+    if (count <= k) return INT_MIN;
+    std::vector<int> heap(scores, scores + k);
+    std::make_heap(heap.begin(), heap.end(), std::greater<>());
+    for (std::size_t t = k; t < count; ++t)
+      if (scores[t] > heap.front()) {
+        std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+        heap.back() = scores[t];
+        std::push_heap(heap.begin(), heap.end(), std::greater<>());
+      }
+    return heap.front();
+  }
+
   engine::BestHits best_;
   std::vector<std::mutex> locks_;
   std::vector<std::unordered_map<std::size_t, HitDetails>> details_;
@@ -339,7 +359,7 @@ void run_search(const SearchOptions& o) {
   const dist::ItemUnits units(all_queries.size(), kQueriesPerUnit);
   CodedSequences share;
   const CodedSequences& queries = units.share_of(all_queries, share);
-  const auto source = open_sequences(o.database, scoring.matrix, o.chunk_residues);
+  const auto source = open_sequences(o.database, scoring.matrix, o.chunk_residues, std::max(1u, o.threads));
   // The first chunk is read while the GPUs start (their contexts take a few tenths of a second).
   CodedSequences chunk, next_chunk;
   std::future<bool> first_chunk = read_in_background([&] { return source->next_chunk(chunk); });
