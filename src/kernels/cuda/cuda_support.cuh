@@ -51,6 +51,20 @@ using Event = CudaHandle<cudaEvent_t, create_event, cudaEventDestroy>;
 inline cudaError_t allocate_device(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
 inline cudaError_t allocate_pinned(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
 
+// A host-to-device copy of pageable memory. Large arrays are page-locked for the copy: from
+// pageable memory cudaMemcpy ran at about 4.5 GB/s on the H100 host (a 207 MB database in 41-49
+// ms), since the driver stages it through small pinned buffers itself. Where the system refuses to
+// lock them, the plain copy.
+inline void copy_to_device(void* device, const void* host, std::size_t bytes) {
+  constexpr std::size_t kLockFrom = std::size_t{64} << 20;
+  void* const h = const_cast<void*>(host);
+  const bool locked = bytes >= kLockFrom && cudaHostRegister(h, bytes, cudaHostRegisterDefault) == cudaSuccess;
+  if (bytes >= kLockFrom && !locked) cudaGetLastError();  // the refusal is not an error of the copy
+  const cudaError_t copied = cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
+  if (locked) check(cudaHostUnregister(h), "unlock");
+  check(copied, "upload");
+}
+
 template <typename T, cudaError_t (*Allocate)(void**, std::size_t), cudaError_t (*Release)(void*)>
 struct CudaBuffer {
   T* ptr = nullptr;
@@ -73,7 +87,7 @@ struct CudaBuffer {
   }
   void upload(const T* host, std::size_t n) {
     reserve(n);
-    check(cudaMemcpy(ptr, host, n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    copy_to_device(ptr, host, n * sizeof(T));
   }
   template <typename Allocator>
   void upload(const std::vector<T, Allocator>& host) {
