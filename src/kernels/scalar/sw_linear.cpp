@@ -16,7 +16,13 @@
 //
 // Linear space. The sweep keeps one column of H and E, and a checkpoint of its kept rows every
 // `stride` (about sqrt(8n)) columns; the traceback recomputes the columns between two checkpoints
-// at a time, from the end cell's block back, with one traceback byte per kept cell.
+// at a time, from the end cell's block back, with one traceback byte per kept cell. The checkpoints
+// may come from another sweep (sw_align_located): one that keeps every row holds every value
+// exactly, so the cells that can matter in the columns recomputed from it are exact all the same.
+// The traceback recomputes the problem cut after the end cell (no path to it passes a later row or
+// column; the values before the cut are the same, and the end cell is still the first maximum):
+// with shorter suffixes its bounds are tighter, so each cell that can matter there can matter in
+// the whole problem too, and lies in a checkpoint's kept rows.
 #include "kernels/scalar/sw_linear.hpp"
 
 #include <algorithm>
@@ -33,15 +39,8 @@ namespace {
 
 using namespace sw_detail;
 
-struct Rows {  // rows first..last of a column, empty when first > last
-  std::size_t first = 1, last = 0;
-  bool empty() const { return first > last; }
-};
-
-struct Checkpoint {  // H and E of a column's kept rows
-  Rows kept;
-  std::vector<int> h, e;
-};
+using Rows = SwRows;
+using Checkpoint = SwCheckpoint;
 
 // bounds[k]: the most the residues after position k (1-based) can add, each its best score
 // `against` any letter of the other sequence or 0. Capped where a sum would leave int: no score
@@ -65,6 +64,34 @@ std::array<bool, ScoreMatrix::kMaxCodes> letters_of(std::span<const std::uint8_t
   return present;
 }
 
+// A cell of row i and column j can matter for the floor when H >= row[i] and H >= column[j]
+// (H + bound >= floor).
+struct Needs {
+  std::vector<int> row, column;
+};
+
+Needs needs_for(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target, const ScoreMatrix& matrix,
+                int floor) {
+  const auto in_query = letters_of(query), in_target = letters_of(target);
+  const auto best_against = [&](const std::array<bool, ScoreMatrix::kMaxCodes>& present, auto score) {
+    return [&present, score](std::uint8_t c) {
+      int best = std::numeric_limits<int>::min();
+      for (int o = 0; o < ScoreMatrix::kMaxCodes; ++o)
+        if (present[o]) best = std::max(best, score(c, static_cast<std::uint8_t>(o)));
+      return best;
+    };
+  };
+  Needs needs{gain_bounds(query, best_against(in_target, [&](std::uint8_t q, std::uint8_t t) {
+                            return matrix.score(q, t);
+                          })),
+              gain_bounds(target, best_against(in_query, [&](std::uint8_t t, std::uint8_t q) {
+                            return matrix.score(q, t);
+                          }))};
+  for (int& need : needs.row) need = floor - need;
+  for (int& need : needs.column) need = floor - need;
+  return needs;
+}
+
 // One sweep over the target's columns with floor L, keeping the rows that can matter.
 class ColumnSweep {
  public:
@@ -73,24 +100,9 @@ class ColumnSweep {
       : query_(query), target_(target), matrix_(*scoring.matrix), extend_(scoring.gap_extend),
         open_extend_(scoring.gap_open + scoring.gap_extend), h_(query.size() + 1, 0),
         e_(query.size() + 1, kMinusInfinity), kept_{1, query.size()} {
-    const auto in_query = letters_of(query), in_target = letters_of(target);
-    const auto best_against = [&](const std::array<bool, ScoreMatrix::kMaxCodes>& present, auto score) {
-      return [&present, score](std::uint8_t c) {
-        int best = std::numeric_limits<int>::min();
-        for (int o = 0; o < ScoreMatrix::kMaxCodes; ++o)
-          if (present[o]) best = std::max(best, score(c, static_cast<std::uint8_t>(o)));
-        return best;
-      };
-    };
-    // A cell can matter when H >= need_row_[i] and H >= need_column_[j] (H + bound >= L).
-    need_row_ = gain_bounds(query, best_against(in_target, [&](std::uint8_t q, std::uint8_t t) {
-                              return matrix_.score(q, t);
-                            }));
-    need_column_ = gain_bounds(target, best_against(in_query, [&](std::uint8_t t, std::uint8_t q) {
-                                 return matrix_.score(q, t);
-                               }));
-    for (int& need : need_row_) need = floor - need;
-    for (int& need : need_column_) need = floor - need;
+    Needs needs = needs_for(query, target, matrix_, floor);
+    need_row_ = std::move(needs.row);
+    need_column_ = std::move(needs.column);
   }
 
   // Nothing can matter in column j or after it.
@@ -139,11 +151,15 @@ class ColumnSweep {
     return c;
   }
 
+  // Rows of the checkpoint past this sweep's last row (a sweep of the problem cut at the end cell)
+  // are left out.
   void restore(const Checkpoint& c) {
     clear(kept_);
-    std::copy(c.h.begin(), c.h.end(), h_.begin() + static_cast<std::ptrdiff_t>(c.kept.first));
-    std::copy(c.e.begin(), c.e.end(), e_.begin() + static_cast<std::ptrdiff_t>(c.kept.first));
-    kept_ = c.kept;
+    kept_ = {c.kept.first, std::min(c.kept.last, query_.size())};
+    if (kept_.empty()) return;
+    const auto rows = static_cast<std::ptrdiff_t>(kept_.last - kept_.first + 1);
+    std::copy(c.h.begin(), c.h.begin() + rows, h_.begin() + static_cast<std::ptrdiff_t>(kept_.first));
+    std::copy(c.e.begin(), c.e.begin() + rows, e_.begin() + static_cast<std::ptrdiff_t>(kept_.first));
   }
 
   const Rows& kept() const { return kept_; }
@@ -166,18 +182,13 @@ class ColumnSweep {
   Rows kept_;
 };
 
-// The best cell of a sweep with `floor`, and its checkpoints at columns 0, stride, 2 stride, ...
-struct Located {
-  int floor = 0, best = 0;
-  std::size_t best_i = 0, best_j = 0;
-  std::vector<Checkpoint> checkpoints;
-};
-
-Located locate(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target, const SwScoring& scoring,
-               int floor, std::size_t stride) {
+// The first maximum of a sweep with `floor`, and its checkpoints.
+SwLocated locate(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target, const SwScoring& scoring,
+                 int floor, std::size_t stride) {
   ColumnSweep sweep(query, target, scoring, floor);
-  Located out;
+  SwLocated out;
   out.floor = floor;
+  out.stride = stride;
   out.checkpoints.push_back(sweep.checkpoint());
   for (std::size_t j = 1; j <= target.size() && !sweep.finished(j); ++j) {
     sweep.advance(j, [&](std::size_t i, int h, std::uint8_t) {
@@ -193,10 +204,10 @@ Located locate(std::span<const std::uint8_t> query, std::span<const std::uint8_t
 class BlockTrace {
  public:
   BlockTrace(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target, const SwScoring& scoring,
-             const Located& located, std::size_t stride)
-      : sweep_(query, target, scoring, located.floor), located_(located), stride_(stride),
+             const SwLocated& located)
+      : sweep_(query, target, scoring, located.floor), located_(located), stride_(located.stride),
         column_bits_(query.size() + 1) {
-    load((located.best_j - 1) / stride, located.best_j);
+    load((located.best_j - 1) / stride_, located.best_j);
   }
 
   std::uint8_t at(std::size_t i, std::size_t j) {
@@ -225,7 +236,7 @@ class BlockTrace {
   }
 
   ColumnSweep sweep_;
-  const Located& located_;
+  const SwLocated& located_;
   std::size_t stride_, first_column_ = 0;
   std::vector<std::uint8_t> column_bits_;  // the column being computed, by row
   std::vector<Rows> rows_;                  // kept rows of each column of the block
@@ -235,17 +246,41 @@ class BlockTrace {
 
 }  // namespace
 
+std::size_t sw_checkpoint_stride(std::size_t target_length) {
+  return static_cast<std::size_t>(std::max(1.0, std::sqrt(8.0 * static_cast<double>(target_length))));
+}
+
 SwAlignment sw_align_linear(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target,
                             const SwScoring& scoring, int score) {
   if (query.empty() || target.empty()) return {};
-  // Checkpoints (8 bytes a kept row) and a block's bytes (1 a kept row) balance at sqrt(8n) columns.
-  const auto stride = static_cast<std::size_t>(std::max(1.0, std::sqrt(8.0 * static_cast<double>(target.size()))));
-  Located located = locate(query, target, scoring, std::max(score, 0), stride);
+  const std::size_t stride = sw_checkpoint_stride(target.size());
+  SwLocated located = locate(query, target, scoring, std::max(score, 0), stride);
   if (located.best < located.floor) located = locate(query, target, scoring, located.best, stride);
+  return sw_align_located(query, target, scoring, located);
+}
+
+SwAlignment sw_align_located(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target,
+                             const SwScoring& scoring, const SwLocated& located) {
   if (located.best == 0) return {};
-  BlockTrace trace(query, target, scoring, located, stride);
-  return trace_back(query, target, located.best, located.best_i, located.best_j,
+  // No path to the end cell passes a row or column after it: trace back in the problem cut there,
+  // whose values before the cut are the same and whose pruning is tighter (shorter suffixes).
+  const auto cut_query = query.first(located.best_i), cut_target = target.first(located.best_j);
+  BlockTrace trace(cut_query, cut_target, scoring, located);
+  return trace_back(cut_query, cut_target, located.best, located.best_i, located.best_j,
                     [&](std::size_t i, std::size_t j) { return trace.at(i, j); });
+}
+
+double sw_unprunable_share(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target,
+                           const SwScoring& scoring, int score) {
+  if (query.empty() || target.empty()) return 0.0;
+  const Needs needs = needs_for(query, target, *scoring.matrix, std::max(score, 0));
+  // Needs rise along the sequences (the bounds of shorter suffixes fall): count the leading ones <= 0.
+  const auto count_free = [](const std::vector<int>& need) {
+    return static_cast<double>(std::partition_point(need.begin() + 1, need.end(), [](int n) { return n <= 0; }) -
+                               (need.begin() + 1));
+  };
+  return count_free(needs.row) / static_cast<double>(query.size()) *
+         (count_free(needs.column) / static_cast<double>(target.size()));
 }
 
 }  // namespace hyalign::kernels
