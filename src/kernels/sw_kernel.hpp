@@ -50,4 +50,13 @@ class SwKernel : public engine::DeviceKernel {
 
 std::unique_ptr<SwKernel> make_sw_cpu_kernel(engine::KernelChoice choice, const SwScoring& scoring);
 
+// One pair scored apart from a batch (a GPU's re-runs of scores near 16-bit overflow): the striped
+// kernel of the widest instruction set this CPU has, sw_score_scalar without one. Same score.
+int sw_score_one(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target, const SwScoring& scoring);
+
+// The traceback of a hit of the given score: sw_align_linear's alignment (sw_align_scalar's), with
+// the end cell located by a full striped sweep where the pruned sweep would keep most cells anyway.
+SwAlignment sw_align_hit(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target,
+                         const SwScoring& scoring, int score);
+
 }  // namespace hyalign::kernels

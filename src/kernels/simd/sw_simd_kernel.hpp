@@ -14,7 +14,7 @@
 //   H' = max(adds(H'_diag, s), E', F'),  E' = max(subs(E'_left, ext), subs(H'_left, open+ext)), ...
 // (E and F floored at 0 change no H, as H >= 0 anyway). A lane is exact while no addition hit the
 // ceiling (+127 stored = 255); a lane whose best stays below the ceiling is exact, the others are
-// re-run with 16-bit lanes (exact below 65535), then in 32-bit scalar.
+// re-run with 16-bit lanes (exact below 65535), then one by one in the striped kernel's 32-bit lanes.
 //
 // Targets of one vector are taken in length order; shorter ones are padded with code 0x80, whose
 // profile entry is 0, which cannot raise a lane's maximum: every padded cell is at most the best real
@@ -27,6 +27,7 @@
 #include <numeric>
 #include <vector>
 
+#include "kernels/simd/sw_striped_kernel.hpp"
 #include "kernels/sw_kernel.hpp"
 
 namespace hyalign::kernels::simd {
@@ -166,11 +167,12 @@ inline void sw_build_profile_scalar(const std::uint8_t* codes, const SwTables& t
 }
 
 // The scorer: 8-bit pass over length-sorted groups of T8::kLanes targets, saturated lanes re-run
-// with T16, lanes saturating 16 bits re-run by sw_score_scalar.
-template <typename T8, typename T16>
+// with T16, lanes saturating 16 bits re-run one by one by the striped kernel in T32 lanes (T16 and
+// T32 also meet the striped kernel's traits).
+template <typename T8, typename T16, typename T32>
 class SimdSwScorer final : public SwScorer {
  public:
-  explicit SimdSwScorer(const SwScoring& scoring) : scoring_(scoring) {
+  explicit SimdSwScorer(const SwScoring& scoring) : scoring_(scoring), striped_(scoring) {
     const ScoreMatrix& matrix = *scoring.matrix;
     for (int a = 0; a < 32; ++a)
       for (int b = 0; b < 32; ++b) {
@@ -205,7 +207,10 @@ class SimdSwScorer final : public SwScorer {
     redo32_.clear();
     if (use16_) run_groups<T16>(pass16_, query, targets, first, redo16_, k, scores, redo32_);
     else redo32_ = redo16_;
-    for (std::size_t t : redo32_) scores[t] = sw_score_scalar(query, targets.sequence(first + t), scoring_);
+    if (redo32_.empty()) return;
+    striped_.set_query(query);
+    const int at_least = use16_ ? SwLanePass<T16>::saturated() : 0;  // saturated 16 bits: skip them
+    for (std::size_t t : redo32_) scores[t] = striped_.score(targets.sequence(first + t), at_least);
   }
 
  private:
@@ -235,15 +240,16 @@ class SimdSwScorer final : public SwScorer {
   std::vector<std::size_t> order_, redo16_, redo32_;
   SwLanePass<T8> pass8_;
   SwLanePass<T16> pass16_;
+  StripedSwKernel<T16, T32> striped_;
 };
 
-template <typename T8, typename T16>
+template <typename T8, typename T16, typename T32>
 class SimdSwKernel final : public SwKernel {
  public:
   SimdSwKernel(const SwScoring& scoring, std::string_view name) : scoring_(scoring), name_(name) {}
   std::string_view name() const override { return name_; }
   std::size_t lanes() const override { return T8::kLanes; }
-  std::unique_ptr<SwScorer> make_scorer() const override { return std::make_unique<SimdSwScorer<T8, T16>>(scoring_); }
+  std::unique_ptr<SwScorer> make_scorer() const override { return std::make_unique<SimdSwScorer<T8, T16, T32>>(scoring_); }
 
  private:
   SwScoring scoring_;
