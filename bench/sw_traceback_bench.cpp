@@ -1,13 +1,19 @@
 // The traceback of one long, similar hit (issue 15): sw_align_scalar (the full matrix, a byte a cell)
-// against sw_align_linear (linear space, only the cells an alignment of the best score can pass
-// through), given the best score as `hyalign search` gives it from its scoring step (here from
-// sw_score_scalar, timed apart). The pair: a titin-sized random protein (35,000 residues with
-// background frequencies) and a copy with 2 % substitutions and 10 indels of 1-10 residues, seed 15;
-// BLOSUM62, gaps 11/1. Checks that both tracebacks give the same alignment, field for field, and
-// prints the seconds of each and the process's peak memory after each (the new one runs first).
+// against sw_align_hit (linear space; here the pruned sweep over only the cells an alignment of the
+// best score can pass through), given the best score as `hyalign search` gives it from its scoring
+// step (here from sw_score_scalar and from the striped kernel, sw_score_one, both timed). The pair: a
+// titin-sized random protein (35,000 residues with background frequencies) and a copy with 2 %
+// substitutions and 10 indels of 1-10 residues, seed 15; BLOSUM62, gaps 11/1. Checks that the
+// tracebacks give the same alignment, field for field, and prints the seconds of each and the
+// process's peak memory after each (the new one runs first).
+//
+// Then the traceback of an unrelated pair (a low score, where the pruning keeps nearly every cell):
+// random proteins of 5,478 and 4,900 residues, the sizes of the largest hit of a 20-query search
+// against a Swiss-Prot-sized database; sw_align_linear (pruned scalar locate) against sw_align_hit
+// (striped locate), same alignment.
 //
 // usage: hyalign_bench_sw_traceback [--length N (35000)] [--new-only] [--fasta PREFIX]
-//   --new-only      skip the old traceback (for /usr/bin/time -v)
+//   --new-only      skip the old tracebacks (for /usr/bin/time -v)
 //   --fasta PREFIX  also write the pair as PREFIX_query.fa and PREFIX_target.fa (for hyalign search)
 #include <sys/resource.h>
 
@@ -22,6 +28,7 @@
 #include "core/score_matrix.hpp"
 #include "kernels/scalar/sw_linear.hpp"
 #include "kernels/scalar/sw_scalar.hpp"
+#include "kernels/sw_kernel.hpp"
 #include "synthetic.hpp"
 
 using namespace hyalign;
@@ -64,6 +71,31 @@ bool same(const SwAlignment& a, const SwAlignment& b) {
          a.gap_columns == b.gap_columns && a.cigar == b.cigar;
 }
 
+std::vector<std::uint8_t> encode(const ScoreMatrix& matrix, const std::string& letters) {
+  std::vector<std::uint8_t> codes;
+  for (char c : letters) codes.push_back(matrix.encode(c));
+  return codes;
+}
+
+// The unrelated pair: sw_align_linear against sw_align_hit. Returns whether they agree.
+bool unrelated_pair(const ScoreMatrix& matrix, const SwScoring& scoring, bool new_only) {
+  Random rng(16);
+  const auto query = encode(matrix, random_protein(rng, 5478)), target = encode(matrix, random_protein(rng, 4900));
+  const int score = sw_score_one(query, target, scoring);
+  fmt::print("unrelated pair {} x {}: score {}\n", query.size(), target.size(), score);
+  double start = now();
+  const SwAlignment fast = sw_align_hit(query, target, scoring, score);
+  fmt::print("new: sw_align_hit     {:.3f} s\n", now() - start);
+  if (new_only) return true;
+  start = now();
+  const SwAlignment old = sw_align_linear(query, target, scoring, score);
+  fmt::print("old: sw_align_linear  {:.3f} s\n", now() - start);
+  const bool identical = same(fast, old);
+  fmt::print("alignments {}\n     {}\n", identical ? "identical" : "DIFFER", describe(fast));
+  if (!identical) fmt::print("     {}\n", describe(old));
+  return identical;
+}
+
 void write_fasta(const std::string& path, const std::string& name, const std::string& sequence) {
   std::FILE* out = std::fopen(path.c_str(), "w");
   if (!out || std::fprintf(out, ">%s\n%s\n", name.c_str(), sequence.c_str()) < 0 || std::fclose(out) != 0) {
@@ -97,26 +129,30 @@ int main(int argc, char** argv) {
   }
   const ScoreMatrix matrix = ScoreMatrix::builtin("BLOSUM62");
   const SwScoring scoring{&matrix, 11, 1};
-  std::vector<std::uint8_t> query, target;
-  for (char c : query_letters) query.push_back(matrix.encode(c));
-  for (char c : target_letters) target.push_back(matrix.encode(c));
+  const std::vector<std::uint8_t> query = encode(matrix, query_letters), target = encode(matrix, target_letters);
   fmt::print("{} x {} residues, BLOSUM62, gaps 11/1\n", query.size(), target.size());
 
   double start = now();
   const int score = sw_score_scalar(query, target, scoring);
-  fmt::print("score {} (sw_score_scalar, {:.2f} s; the search's scoring step gives it)\n", score, now() - start);
+  fmt::print("score {}: sw_score_scalar {:.2f} s", score, now() - start);
+  start = now();
+  const int striped_score = sw_score_one(query, target, scoring);
+  fmt::print(", sw_score_one (striped, {}) {:.2f} s{}\n", engine::kernel_name(engine::best_cpu_kernel()),
+             now() - start, striped_score == score ? "" : " DIFFERS");
+  if (striped_score != score) return 1;
 
   start = now();
-  const SwAlignment fast = sw_align_linear(query, target, scoring, score);
-  fmt::print("new: sw_align_linear  {:.3f} s, peak memory {:.1f} MiB\n", now() - start, peak_mib());
+  const SwAlignment fast = sw_align_hit(query, target, scoring, score);
+  fmt::print("new: sw_align_hit     {:.3f} s, peak memory {:.1f} MiB\n", now() - start, peak_mib());
   fmt::print("     {}\n", describe(fast));
-  if (new_only) return 0;
-
-  start = now();
-  const SwAlignment old = sw_align_scalar(query, target, scoring);
-  fmt::print("old: sw_align_scalar  {:.3f} s, peak memory {:.1f} MiB\n", now() - start, peak_mib());
-  const bool identical = same(fast, old);
-  fmt::print("alignments {}\n", identical ? "identical" : "DIFFER");
-  if (!identical) fmt::print("     {}\n", describe(old));
-  return identical ? 0 : 1;
+  bool identical = true;
+  if (!new_only) {
+    start = now();
+    const SwAlignment old = sw_align_scalar(query, target, scoring);
+    fmt::print("old: sw_align_scalar  {:.3f} s, peak memory {:.1f} MiB\n", now() - start, peak_mib());
+    identical = same(fast, old);
+    fmt::print("alignments {}\n", identical ? "identical" : "DIFFER");
+    if (!identical) fmt::print("     {}\n", describe(old));
+  }
+  return unrelated_pair(matrix, scoring, new_only) && identical ? 0 : 1;
 }

@@ -299,7 +299,7 @@ void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSe
     const TopHits::NewHit& h = hits[k];
     const std::size_t index = index_of_id[h.hit.target - first_id];
     *h.details = {std::string(chunk.name(index)), chunk.length(index),
-                  kernels::sw_align_linear(queries.sequence(h.query), chunk.sequence(index), scoring, h.hit.score)};
+                  kernels::sw_align_hit(queries.sequence(h.query), chunk.sequence(index), scoring, h.hit.score)};
     if (h.details->alignment.score != h.hit.score)
       throw std::logic_error(fmt::format("query {}: traceback score {} differs from score {}", h.query,
                                          h.details->alignment.score, h.hit.score));
