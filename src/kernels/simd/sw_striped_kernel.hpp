@@ -151,8 +151,9 @@ class StripedPass {
 
   // The F leaving lane l with every lane above carried: max over lanes k <= l of f_out(k) - (l - k)
   // seg extend (F leaving lane l is max(F along it, F entering it - seg extend)), a max-plus prefix
-  // over the lanes in log2(W) shifts. A drop is capped where it would leave the lanes: from any value
-  // below the ceiling the capped one still ends below 0, where a carry changes no H.
+  // over the lanes in log2(W) shifts. A drop is capped where it would leave the lanes: 16 bits at the
+  // ceiling, so that from any score below it the capped drop still ends below 0, where a carry
+  // changes no H; 32 bits at 2^29, beyond any score.
   template <std::size_t lanes>
   V lane_prefix(V f, const Gaps& gaps) const {
     if constexpr (lanes >= W) {
