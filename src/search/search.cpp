@@ -2,15 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <filesystem>
-#include <functional>
 #include <future>
-#include <mutex>
 #include <numeric>
 #include <optional>
 #include <system_error>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -20,7 +16,6 @@
 #include "core/score_matrix.hpp"
 #include "dist/job.hpp"
 #include "dist/ordered_output.hpp"
-#include "engine/best_hits.hpp"
 #include "engine/device_plan.hpp"
 #include "io/atomic_output.hpp"
 #include "io/blast_tabular.hpp"
@@ -30,6 +25,7 @@
 #include "kernels/scalar/sw_linear.hpp"
 #include "kernels/sw_kernel.hpp"
 #include "search/statistics.hpp"
+#include "search/top_hits.hpp"
 
 namespace hyalign::search {
 namespace {
@@ -142,93 +138,6 @@ CodedSequences encode_queries(const std::vector<SequenceRecord>& records, const 
   warn_unknown_letters(unknown, matrix, path);
   return queries;
 }
-
-// What a reported hit needs beyond its score, found while its chunk is in memory.
-struct HitDetails {
-  std::string name;
-  std::size_t length = 0;
-  kernels::SwAlignment alignment;
-};
-
-// The top hits of every query across chunks: the engine's BestHits (ties to the earlier database
-// sequence), filled by all workers at once, and the details of each hit.
-class TopHits {
- public:
-  TopHits(std::size_t queries, std::size_t k) : best_(queries, k), locks_(queries), details_(queries) {}
-
-  // Offers the best of one query's scores against targets [first, first + count) of `chunk`.
-  // Candidates are cheap (score, index) pairs; only those that can enter the list are offered.
-  void offer(std::size_t q, const int* scores, std::size_t first, std::size_t count, const CodedSequences& chunk) {
-    int floor;  // a hit must reach this (and beat it, or tie it and come earlier in the database)
-    {
-      std::lock_guard lock(locks_[q]);
-      floor = std::max(1, best_.floor(q));
-    }
-    floor = std::max(floor, kth_best(scores, count, best_.k()));
-    std::vector<std::pair<int, std::size_t>> candidates;
-    for (std::size_t t = 0; t < count; ++t)
-      if (scores[t] >= floor) candidates.emplace_back(scores[t], first + t);
-    const auto by_rank = [&](const auto& a, const auto& b) {
-      return engine::ranks_before({a.first, chunk.ids[a.second]}, {b.first, chunk.ids[b.second]});
-    };
-    if (candidates.size() > best_.k()) {
-      std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(best_.k()),
-                       candidates.end(), by_rank);
-      candidates.resize(best_.k());
-    }
-    std::lock_guard lock(locks_[q]);
-    for (const auto& [score, index] : candidates) best_.offer(q, score, chunk.ids[index]);
-  }
-
-  struct NewHit {
-    std::size_t query;
-    engine::ScoredTarget hit;
-    HitDetails* details;  // empty, to be filled
-  };
-
-  // The hits that came from the chunk just scored (those without details), each with room for its
-  // details; drops the details of hits that left the lists.
-  std::vector<NewHit> make_room_for_new_hits() {
-    std::vector<NewHit> fresh;
-    for (std::size_t q = 0; q < details_.size(); ++q) {
-      std::unordered_map<std::size_t, HitDetails> kept;
-      for (const engine::ScoredTarget& hit : best_.of(q)) {
-        const auto old = details_[q].find(hit.target);
-        const bool is_new = old == details_[q].end();
-        if (is_new) fresh.push_back({q, hit, nullptr});
-        kept.emplace(hit.target, is_new ? HitDetails{} : std::move(old->second));
-      }
-      details_[q] = std::move(kept);
-    }
-    for (NewHit& h : fresh) h.details = &details_[h.query].at(h.hit.target);  // the maps are in place now
-    return fresh;
-  }
-
-  std::span<const engine::ScoredTarget> of(std::size_t q) const { return best_.of(q); }
-  const HitDetails& details(std::size_t q, std::size_t target) const { return details_[q].at(target); }
-
- private:
-  // The k-th highest of scores[0, count), or INT_MIN when there are no more than k: no target
-  // below it can enter a list of k. A heap of k scores, which random scores rarely change, so
-  // the first rows of a search (whose floor is still 1) do not gather nearly every target (a GPU
-  // take of 20 x 570,000 scores spent 0.10-0.16 s in offers on 16 threads).
-  static int kth_best(const int* scores, std::size_t count, std::size_t k) {
-    if (count <= k) return INT_MIN;
-    std::vector<int> heap(scores, scores + k);
-    std::make_heap(heap.begin(), heap.end(), std::greater<>());
-    for (std::size_t t = k; t < count; ++t)
-      if (scores[t] > heap.front()) {
-        std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-        heap.back() = scores[t];
-        std::push_heap(heap.begin(), heap.end(), std::greater<>());
-      }
-    return heap.front();
-  }
-
-  engine::BestHits best_;
-  std::vector<std::mutex> locks_;
-  std::vector<std::unordered_map<std::size_t, HitDetails>> details_;
-};
 
 // ---- Step 3: score every chunk of the database; step 4: reduce into the top hits ----
 class ChunkScorer {
