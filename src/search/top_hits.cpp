@@ -71,4 +71,13 @@ std::vector<TopHits::NewHit> TopHits::make_room_for_new_hits() {
   return fresh;
 }
 
+void TopHits::merge(std::size_t q, std::vector<FoundHit> found) {
+  std::unordered_map<std::size_t, HitDetails*> arrived;
+  for (FoundHit& f : found) {
+    best_.offer(q, f.hit.score, f.hit.target);
+    arrived.emplace(f.hit.target, &f.details);
+  }
+  keep_listed_details(q, [&](const engine::ScoredTarget& hit) { return std::move(*arrived.at(hit.target)); });
+}
+
 }  // namespace hyalign::search

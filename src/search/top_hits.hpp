@@ -1,7 +1,8 @@
 #pragma once
 // The top hits of every query across database chunks: the engine's BestHits (ties to the earlier
 // database sequence), filled by all workers at once, and the details of each hit, found while its
-// chunk is in memory.
+// chunk is in memory. With the database split between MPI ranks, rank 0 merges the other ranks'
+// lists into its own.
 #include <cstddef>
 #include <mutex>
 #include <span>
@@ -38,6 +39,15 @@ class TopHits {
   // The hits that came from the chunk just scored (those without details), each with room for its
   // details; drops the details of hits that left the lists.
   std::vector<NewHit> make_room_for_new_hits();
+
+  // A hit of query q found by another rank, in its database chunks, with its details.
+  struct FoundHit {
+    engine::ScoredTarget hit;
+    HitDetails details;
+  };
+  // Folds in query q's hits found elsewhere (targets this table was never offered): the list is
+  // then the one a single table offered every hit would hold, whatever the order of merges.
+  void merge(std::size_t q, std::vector<FoundHit> found);
 
   std::size_t queries() const { return best_.size(); }
   std::span<const engine::ScoredTarget> of(std::size_t q) const { return best_.of(q); }
