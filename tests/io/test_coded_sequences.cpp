@@ -68,11 +68,11 @@ std::vector<Chunk> chunks_of_rank(SequenceSource& source, std::size_t rank, std:
 
 void expect_skipping_keeps_chunks(const std::string& path, std::size_t max_residues) {
   const ScoreMatrix matrix = ScoreMatrix::builtin("BLOSUM62");
-  const std::vector<Chunk> all = every_chunk(*open_sequences(path, matrix, max_residues));
+  const std::vector<Chunk> all = every_chunk(*open_sequences(path, matrix, max_residues, 2));
   ASSERT_GT(all.size(), 5u);
   for (std::size_t ranks : {2, 3})
     for (std::size_t rank = 0; rank < ranks; ++rank) {
-      const auto source = open_sequences(path, matrix, max_residues);
+      const auto source = open_sequences(path, matrix, max_residues, 2);
       const std::vector<Chunk> kept = chunks_of_rank(*source, rank, ranks);
       ASSERT_EQ(kept.size(), all.size()) << rank << " of " << ranks;
       bool unknown_read = false;
