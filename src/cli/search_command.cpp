@@ -67,6 +67,10 @@ void add_search_command(CLI::App& app, Action& action) {
                   "next is read while one is scored); 0 = one sequence per chunk")
       ->check(CLI::Range(std::size_t{0}, kMaxChunkMb))
       ->capture_default_str();
+  cmd->add_flag("--split-database", options->split_database,
+                "Under mpirun: deal the database's chunks (--chunk-mb, or makedb's) out to the ranks in turn, each "
+                "rank scoring every query against its own chunks and rank 0 merging the top hits, instead of "
+                "dealing out the queries (for few queries against a large database); the same output");
 
   auto* makedb = cmd->add_subcommand("makedb", "Preprocess a database: length-sorted chunks, read back in streaming");
   auto input = std::make_shared<std::string>();

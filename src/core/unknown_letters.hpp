@@ -12,11 +12,12 @@ std::string printable_letter(char c);
 
 class UnknownLetters {
  public:
-  void add(char c) { ++counts_[c]; }
+  void add(char c, std::size_t times = 1) { counts_[c] += times; }
   void add(const UnknownLetters& other) {
-    for (const auto& [c, n] : other.counts_) counts_[c] += n;
+    for (const auto& [c, n] : other.counts_) add(c, n);
   }
   bool empty() const { return counts_.empty(); }
+  const std::map<char, std::size_t>& counts() const { return counts_; }  // letter -> times seen
   std::string list() const;  // printable letters as themselves, others as \xNN, each with its count
 
  private:

@@ -56,6 +56,17 @@ class UnitCounter {
     }
     return false;
   }
+  // For a stream whose batches can be passed over unread (database chunks): pass_over() for each
+  // batch of another rank's, then read() for this rank's next one; both return false when no batch
+  // is left. True once read() gave a batch, its unit in `unit`.
+  template <class Read, class PassOver>
+  bool next_mine_passing_over(Read&& read, PassOver&& pass_over, std::size_t& unit) {
+    for (; !mine(count_); ++count_)
+      if (!pass_over()) return false;
+    if (!read()) return false;
+    unit = count_++;
+    return true;
+  }
   std::size_t count() const { return count_; }
 
  private:

@@ -13,7 +13,7 @@ namespace hyalign::dist::transport {
 namespace {
 
 bool started = false;
-MPI_Comm channels[2] = {MPI_COMM_NULL, MPI_COMM_NULL};
+MPI_Comm channels[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
 
 MPI_Comm comm(Channel channel) { return channels[static_cast<int>(channel)]; }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The few MPI calls the job needs, behind one narrow interface: mpi_transport.cpp with MPI,
 // mpi_none.cpp without (then every run is one process and nothing here is called past start()).
-// Internal to dist/: tools use job.hpp, ordered_output.hpp and relay.hpp.
+// Internal to dist/: tools use job.hpp, ordered_output.hpp, relay.hpp and gather.hpp.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -22,7 +22,7 @@ void stop();                             // MPI_Finalize, when started
 
 // Messages of different purposes travel on communicators of their own, so that a receive for one
 // never takes a message of the other.
-enum class Channel { output, relay };
+enum class Channel { output, relay, gather };
 // Blocking send of at most kMostBytes bytes.
 inline constexpr std::size_t kMostBytes = std::size_t{1} << 30;
 void send(Channel channel, int to, int tag, std::string_view bytes);

@@ -9,30 +9,53 @@
 namespace hyalign {
 namespace {
 
+bool is_alignment_gap(char c) { return c == '-' || c == '.'; }  // not residues
+
+std::size_t residue_count(std::string_view letters) {
+  return static_cast<std::size_t>(
+      std::count_if(letters.begin(), letters.end(), [](char c) { return !is_alignment_gap(c); }));
+}
+
 class FastaSource final : public SequenceSource {
  public:
   FastaSource(const std::string& path, const ScoreMatrix& matrix, std::size_t max_residues)
       : reader_(path), matrix_(matrix), max_residues_(std::max<std::size_t>(1, max_residues)) {}
   bool next_chunk(CodedSequences& chunk) override {
     chunk.clear();
-    if (pending_) {
+    return next_records([&] {
       add_coded(chunk, std::string_view(record_.name).substr(0, record_.id_length), record_.sequence, matrix_,
-                next_id_++, unknown_);
-      pending_ = false;
-    }
-    while (reader_.next(record_)) {
-      if (chunk.size() > 0 && chunk.residues.size() + record_.sequence.size() > max_residues_) {
-        pending_ = true;
-        return true;
-      }
-      add_coded(chunk, std::string_view(record_.name).substr(0, record_.id_length), record_.sequence, matrix_,
-                next_id_++, unknown_);
-    }
-    return chunk.size() > 0;
+                next_id_, unknown_);
+      return chunk.length(chunk.size() - 1);
+    });
+  }
+  bool skip_chunk() override {
+    return next_records([&] { return residue_count(record_.sequence); });
   }
   const UnknownLetters& unknown_letters() const override { return unknown_; }
 
  private:
+  // Hands the records of the next chunk to take(), which returns the residues it counted; the
+  // chunk ends before the record that would take it past max_residues_, so kept and skipped
+  // chunks end alike. False when no record was left.
+  template <class Take>
+  bool next_records(Take take) {
+    std::size_t records = 0, residues = 0;
+    const auto take_record = [&] {
+      residues += take();
+      ++next_id_, ++records;
+    };
+    if (pending_) take_record();
+    pending_ = false;
+    while (reader_.next(record_)) {
+      if (records > 0 && residues + record_.sequence.size() > max_residues_) {
+        pending_ = true;
+        return true;
+      }
+      take_record();
+    }
+    return records > 0;
+  }
+
   SequenceReader reader_;
   const ScoreMatrix& matrix_;
   std::size_t max_residues_;
@@ -48,7 +71,7 @@ std::size_t encode_residues(std::string_view letters, const ScoreMatrix& matrix,
                             UnknownLetters& unknown) {
   std::size_t n = 0;
   for (char c : letters) {
-    if (c == '-' || c == '.') continue;  // alignment gaps are not residues
+    if (is_alignment_gap(c)) continue;
     if (!matrix.is_known(c)) unknown.add(c);
     out[n++] = matrix.encode(c);
   }

@@ -32,6 +32,10 @@ class SequenceSource {
   virtual ~SequenceSource() = default;
   // Replaces `batch` with the next batch; false when there is no more.
   virtual bool next_chunk(CodedSequences& batch) = 0;
+  // Passes over the next batch without keeping it (its sequences still count for the ids of the
+  // batches after it; its letters are not encoded, so not counted in unknown_letters()); false
+  // when there is no more. A database skips the batch's bytes; a FASTA file still parses them.
+  virtual bool skip_chunk() = 0;
   virtual const UnknownLetters& unknown_letters() const = 0;
 };
 

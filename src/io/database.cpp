@@ -92,16 +92,8 @@ class DatabaseSource final : public SequenceSource {
   }
   bool next_chunk(CodedSequences& chunk) override {
     chunk.clear();
-    if (done_) return false;
-    const ChunkHeader header = read_header();
-    if (header.count == 0) {  // whole chunks can only go missing together with their count
-      if (header.residues != sequences_read_ || header.name_bytes != chunk_number_ - 1)
-        damaged(fmt::format("the end record counts {} sequences in {} chunks, the file holds {} in {}",
-                            header.residues, header.name_bytes, sequences_read_, chunk_number_ - 1));
-      done_ = true;
-      return false;
-    }
-    sequences_read_ += header.count;
+    ChunkHeader header;
+    if (!next_header(header)) return false;
     XXH3_64bits_reset(&hash_);
     const std::size_t count = header.count, residues = header.residues, name_bytes = header.name_bytes;
     chunk.ids.resize(count);
@@ -133,9 +125,30 @@ class DatabaseSource final : public SequenceSource {
     encode_letters(chunk);
     return true;
   }
+  // Only the header is read: the chunk's payload is checked by whoever reads it.
+  bool skip_chunk() override {
+    ChunkHeader header;
+    if (!next_header(header)) return false;
+    if (!in_.seekg(static_cast<std::streamoff>(header.payload_bytes()), std::ios::cur)) damaged("cut off");
+    return true;
+  }
   const UnknownLetters& unknown_letters() const override { return unknown_; }
 
  private:
+  // The next chunk's header, its sequences counted; false at the end record.
+  bool next_header(ChunkHeader& header) {
+    if (done_) return false;
+    header = read_header();
+    if (header.count == 0) {  // whole chunks can only go missing together with their count
+      if (header.residues != sequences_read_ || header.name_bytes != chunk_number_ - 1)
+        damaged(fmt::format("the end record counts {} sequences in {} chunks, the file holds {} in {}",
+                            header.residues, header.name_bytes, sequences_read_, chunk_number_ - 1));
+      done_ = true;
+      return false;
+    }
+    sequences_read_ += header.count;
+    return true;
+  }
   ChunkHeader read_header() {
     ++chunk_number_;
     ChunkHeader h;

@@ -2,15 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <filesystem>
-#include <functional>
 #include <future>
-#include <mutex>
 #include <numeric>
 #include <optional>
 #include <system_error>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -20,7 +16,6 @@
 #include "core/score_matrix.hpp"
 #include "dist/job.hpp"
 #include "dist/ordered_output.hpp"
-#include "engine/best_hits.hpp"
 #include "engine/device_plan.hpp"
 #include "io/atomic_output.hpp"
 #include "io/blast_tabular.hpp"
@@ -29,7 +24,9 @@
 #include "kernels/cuda/sw_cuda.hpp"
 #include "kernels/scalar/sw_linear.hpp"
 #include "kernels/sw_kernel.hpp"
+#include "search/split_database.hpp"
 #include "search/statistics.hpp"
+#include "search/top_hits.hpp"
 
 namespace hyalign::search {
 namespace {
@@ -143,91 +140,29 @@ CodedSequences encode_queries(const std::vector<SequenceRecord>& records, const 
   return queries;
 }
 
-// What a reported hit needs beyond its score, found while its chunk is in memory.
-struct HitDetails {
-  std::string name;
-  std::size_t length = 0;
-  kernels::SwAlignment alignment;
-};
-
-// The top hits of every query across chunks: the engine's BestHits (ties to the earlier database
-// sequence), filled by all workers at once, and the details of each hit.
-class TopHits {
+// The database chunks this rank scores, in database order: every chunk, or with --split-database
+// the chunks dealt out in turn (chunk c to rank c mod N), the others passed over unread where the
+// format allows (a makedb database; a FASTA file is still parsed).
+class RankChunks {
  public:
-  TopHits(std::size_t queries, std::size_t k) : best_(queries, k), locks_(queries), details_(queries) {}
-
-  // Offers the best of one query's scores against targets [first, first + count) of `chunk`.
-  // Candidates are cheap (score, index) pairs; only those that can enter the list are offered.
-  void offer(std::size_t q, const int* scores, std::size_t first, std::size_t count, const CodedSequences& chunk) {
-    int floor;  // a hit must reach this (and beat it, or tie it and come earlier in the database)
-    {
-      std::lock_guard lock(locks_[q]);
-      floor = std::max(1, best_.floor(q));
-    }
-    floor = std::max(floor, kth_best(scores, count, best_.k()));
-    std::vector<std::pair<int, std::size_t>> candidates;
-    for (std::size_t t = 0; t < count; ++t)
-      if (scores[t] >= floor) candidates.emplace_back(scores[t], first + t);
-    const auto by_rank = [&](const auto& a, const auto& b) {
-      return engine::ranks_before({a.first, chunk.ids[a.second]}, {b.first, chunk.ids[b.second]});
-    };
-    if (candidates.size() > best_.k()) {
-      std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(best_.k()),
-                       candidates.end(), by_rank);
-      candidates.resize(best_.k());
-    }
-    std::lock_guard lock(locks_[q]);
-    for (const auto& [score, index] : candidates) best_.offer(q, score, chunk.ids[index]);
+  RankChunks(SequenceSource& source, bool split) : source_(source), split_(split) {}
+  bool next(CodedSequences& chunk) {
+    std::size_t unit;
+    if (split_)
+      return dealt_.next_mine_passing_over([&] { return source_.next_chunk(chunk); },
+                                           [&] { return source_.skip_chunk(); }, unit);
+    if (!source_.next_chunk(chunk)) return false;
+    ++read_;
+    return true;
   }
-
-  struct NewHit {
-    std::size_t query;
-    engine::ScoredTarget hit;
-    HitDetails* details;  // empty, to be filled
-  };
-
-  // The hits that came from the chunk just scored (those without details), each with room for its
-  // details; drops the details of hits that left the lists.
-  std::vector<NewHit> make_room_for_new_hits() {
-    std::vector<NewHit> fresh;
-    for (std::size_t q = 0; q < details_.size(); ++q) {
-      std::unordered_map<std::size_t, HitDetails> kept;
-      for (const engine::ScoredTarget& hit : best_.of(q)) {
-        const auto old = details_[q].find(hit.target);
-        const bool is_new = old == details_[q].end();
-        if (is_new) fresh.push_back({q, hit, nullptr});
-        kept.emplace(hit.target, is_new ? HitDetails{} : std::move(old->second));
-      }
-      details_[q] = std::move(kept);
-    }
-    for (NewHit& h : fresh) h.details = &details_[h.query].at(h.hit.target);  // the maps are in place now
-    return fresh;
-  }
-
-  std::span<const engine::ScoredTarget> of(std::size_t q) const { return best_.of(q); }
-  const HitDetails& details(std::size_t q, std::size_t target) const { return details_[q].at(target); }
+  // The chunks of the whole database, once next() has returned false.
+  std::size_t chunks_seen() const { return split_ ? dealt_.count() : read_; }
 
  private:
-  // The k-th highest of scores[0, count), or INT_MIN when there are no more than k: no target
-  // below it can enter a list of k. A heap of k scores, which random scores rarely change, so
-  // the first rows of a search (whose floor is still 1) do not gather nearly every target (a GPU
-  // take of 20 x 570,000 scores spent 0.10-0.16 s in offers on 16 threads).
-  static int kth_best(const int* scores, std::size_t count, std::size_t k) {
-    if (count <= k) return INT_MIN;
-    std::vector<int> heap(scores, scores + k);
-    std::make_heap(heap.begin(), heap.end(), std::greater<>());
-    for (std::size_t t = k; t < count; ++t)
-      if (scores[t] > heap.front()) {
-        std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-        heap.back() = scores[t];
-        std::push_heap(heap.begin(), heap.end(), std::greater<>());
-      }
-    return heap.front();
-  }
-
-  engine::BestHits best_;
-  std::vector<std::mutex> locks_;
-  std::vector<std::unordered_map<std::size_t, HitDetails>> details_;
+  SequenceSource& source_;
+  const bool split_;
+  dist::UnitCounter dealt_;
+  std::size_t read_ = 0;
 };
 
 // ---- Step 3: score every chunk of the database; step 4: reduce into the top hits ----
@@ -341,6 +276,33 @@ void write_hits(std::string& out, std::size_t first, std::size_t end, const Tabu
     }
 }
 
+// The rows of every query, rank 0's alone (--split-database), a unit's worth of queries at a time.
+void write_every_query(AtomicOutput& out, const TabularFormat& format, const CodedSequences& queries,
+                       const TopHits& top, const Scoring& scoring, const DatabaseShare& database) {
+  for (std::size_t first = 0; first < queries.size(); first += kQueriesPerUnit) {
+    std::string text;
+    write_hits(text, first, std::min(queries.size(), first + kQueriesPerUnit), format, queries, top, scoring,
+               database.residues, database.sequences);
+    out.write(text);
+  }
+}
+
+// The rows of this rank's units of queries, written by rank 0 in input order; returns what every
+// rank did (rank 0) or this rank's share.
+std::vector<dist::RankShare> write_in_units(std::optional<AtomicOutput>& out, const dist::ItemUnits& units,
+                                            const TabularFormat& format, const CodedSequences& queries,
+                                            const TopHits& top, const Scoring& scoring,
+                                            const DatabaseShare& database) {
+  dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
+  units.for_each_mine([&](std::size_t unit, std::size_t first, std::size_t end) {
+    std::string text;
+    write_hits(text, first, end, format, queries, top, scoring, database.residues, database.sequences);
+    ordered.write(unit, text);
+    ordered.end(unit);
+  });
+  return ordered.finish(units.count(), {queries.size()});
+}
+
 }  // namespace
 
 void run_search(const SearchOptions& o) {
@@ -355,14 +317,16 @@ void run_search(const SearchOptions& o) {
   const std::vector<SequenceRecord> records = read_queries(o.queries);
   const Scoring scoring = prepare_scoring(o, o.type == SequenceType::automatic ? detect_type(records) : o.type);
   const CodedSequences all_queries = encode_queries(records, scoring.matrix, o.queries);
-  // MPI ranks take the queries in units of consecutive queries, in turn; each searches the whole database.
+  // MPI ranks take the queries in units of consecutive queries, in turn, and each searches the
+  // whole database; or, with the database split, each scores every query against its own chunks.
   const dist::ItemUnits units(all_queries.size(), kQueriesPerUnit);
-  CodedSequences share;
-  const CodedSequences& queries = units.share_of(all_queries, share);
+  CodedSequences query_share;
+  const CodedSequences& queries = o.split_database ? all_queries : units.share_of(all_queries, query_share);
   const auto source = open_sequences(o.database, scoring.matrix, o.chunk_residues, std::max(1u, o.threads));
+  RankChunks rank_chunks(*source, o.split_database);
   // The first chunk is read while the GPUs start (their contexts take a few tenths of a second).
   CodedSequences chunk, next_chunk;
-  std::future<bool> first_chunk = read_in_background([&] { return source->next_chunk(chunk); });
+  std::future<bool> first_chunk = read_in_background([&] { return rank_chunks.next(chunk); });
 
   // Devices: the CPU kernel on the threads, one worker per GPU with a core of its own (it unpacks
   // and ranks its scores while the GPU waits), at most 2^28 scores (1 GiB here, half that on the
@@ -385,7 +349,7 @@ void run_search(const SearchOptions& o) {
   // With GPUs scoring, the CPU has time to read the next chunk while this one is scored (two chunks
   // in memory then); CPU-only runs read chunks in turn, as reading would take cores from scoring.
   const bool read_ahead = !devices.gpus.empty();
-  std::size_t db_sequences = 0, db_residues = 0, chunks = 0;
+  DatabaseShare mine;
   StepSeconds steps;
   steps.devices = seconds_since(start);
   auto step_start = Clock::now();
@@ -393,36 +357,40 @@ void run_search(const SearchOptions& o) {
   steps.reading_waited += seconds_since(step_start);
   for (; more; std::swap(chunk, next_chunk)) {
     std::future<bool> ahead;
-    if (read_ahead) ahead = read_in_background([&] { return source->next_chunk(next_chunk); });
+    if (read_ahead) ahead = read_in_background([&] { return rank_chunks.next(next_chunk); });
     // Databases made by makedb come in this order already; other input is sorted here.
     CodedSequences sorted_copy;
     const bool in_order = is_longest_first(chunk);
     if (!in_order) sorted_copy = sorted_by_length(chunk);
     const CodedSequences& sorted = in_order ? chunk : sorted_copy;
-    db_sequences += sorted.size();
-    db_residues += sorted.residues.size();
+    mine.sequences += sorted.size();
+    mine.residues += sorted.residues.size();
     step_start = Clock::now();
-    scorer.score(sorted, ++chunks);
+    scorer.score(sorted, ++mine.chunks);
     steps.scoring += seconds_since(step_start);
     step_start = Clock::now();
     align_chunk_hits(top, queries, sorted, scoring.kernel(), threads);
     steps.tracebacks += seconds_since(step_start);
     step_start = Clock::now();
-    more = read_ahead ? ahead.get() : source->next_chunk(next_chunk);
+    more = read_ahead ? ahead.get() : rank_chunks.next(next_chunk);
     steps.reading_waited += seconds_since(step_start);
   }
-  if (db_sequences == 0) throw InputError(o.database, "no database sequences");
-  warn_unknown_letters(source->unknown_letters(), scoring.matrix, o.database);
+  mine.chunks_seen = rank_chunks.chunks_seen();
+  if (mine.chunks_seen == 0) throw InputError(o.database, "no database sequences");
+  mine.unknown = source->unknown_letters();
 
+  // With the database split, rank 0 merges every rank's top hits and writes every query's rows.
+  const std::vector<DatabaseShare> database_shares =
+      o.split_database ? gather_at_rank_zero(std::move(mine), top) : std::vector<DatabaseShare>{std::move(mine)};
+  if (database_shares.empty()) return;  // a rank other than 0 whose hits rank 0 took
+  const DatabaseShare database = summed(database_shares);
+  warn_unknown_letters(database.unknown, scoring.matrix, o.database);
   step_start = Clock::now();
-  dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
-  units.for_each_mine([&](std::size_t unit, std::size_t first, std::size_t end) {
-    std::string text;
-    write_hits(text, first, end, format, queries, top, scoring, db_residues, db_sequences);
-    ordered.write(unit, text);
-    ordered.end(unit);
-  });
-  const auto shares = ordered.finish(units.count(), {queries.size()});
+  std::vector<dist::RankShare> query_shares;
+  if (o.split_database)
+    write_every_query(*out, format, queries, top, scoring, database);
+  else
+    query_shares = write_in_units(out, units, format, queries, top, scoring, database);
   if (!out) return;
   out->commit();
   steps.writing = seconds_since(step_start);
@@ -431,11 +399,15 @@ void run_search(const SearchOptions& o) {
   for (const auto& r : scorer.reports()) cells += r.cells;
   log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
            "{:.3g} cells in {:.2f} s ({:.2f} GCUPS, top hits aligned), {:.2f} s in all, peak memory {:.0f} MiB",
-           queries.size(), scoring.dna ? "DNA" : "protein", queries.residues.size(), db_sequences, db_residues, chunks,
-           chunks == 1 ? "" : "s", scoring.matrix.name(), scoring.gap_open, scoring.gap_extend, cells, scoring_seconds,
-           cells / std::max(1e-9, scoring_seconds) / 1e9, seconds_since(start), peak_memory_mib());
+           queries.size(), scoring.dna ? "DNA" : "protein", queries.residues.size(), database.sequences,
+           database.residues, database.chunks_seen, database.chunks_seen == 1 ? "" : "s", scoring.matrix.name(),
+           scoring.gap_open, scoring.gap_extend, cells, scoring_seconds, cells / std::max(1e-9, scoring_seconds) / 1e9,
+           seconds_since(start), peak_memory_mib());
   engine::log_device_reports(scorer.reports());
-  dist::log_shares(shares, 0, "queries");
+  if (o.split_database)
+    log_shares(database_shares);
+  else
+    dist::log_shares(query_shares, 0, "queries");
   steps.log();
 }
 

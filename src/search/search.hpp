@@ -25,6 +25,7 @@ struct SearchOptions {
   engine::KernelChoice kernel = engine::KernelChoice::automatic;
   engine::DeviceChoice device = engine::DeviceChoice::automatic;
   std::size_t chunk_residues = std::size_t{1} << 28;  // database residues per chunk (two in memory with GPUs)
+  bool split_database = false;  // MPI ranks take the database's chunks in turn (each every query), not queries
 };
 
 void run_search(const SearchOptions& options);

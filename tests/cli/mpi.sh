@@ -50,6 +50,11 @@ awk 'BEGIN { srand(7); aa = "ARNDCQEGHILKMFPSTWYV";
     if (d % 40 == 0) { q = (d / 40) % 11 + 1; s = substr(s, 1, 30) substr(query[q], 5, 50) "WW" substr(query[q], 60) }
     print ">db" d " text"; print s } }' >protein_db.fa
 head -n 4 proteins.fa >two_proteins.fa
+# For --split-database: protein_db.fa, one more sequence, then protein_db.fa again under other
+# names, so that hits tie with a copy 401 sequences later (in another rank's chunk at 2 and 3
+# ranks); letters outside BLOSUM62 (J, O) in both halves, for the warning's totals.
+{ cat protein_db.fa; printf '>extra\nMKV\n'; sed 's/^>db/>copy/' protein_db.fa; } |
+  awk '!/^>/ && NR % 50 == 0 { $0 = $0 "JO" } { print }' >split_db.fa
 q2=$data/papara/q2_16S
 awk '/^>/ { n++ } n <= 1' "$q2/query.fasta" >one_16S.fa
 
@@ -76,6 +81,39 @@ same "papara: 1 query" out.phy -- papara -t "$q2/ref.unrooted.nwk" -s "$q2/ref.p
 same "papara: PaPaRa's files" papara_alignment.X -- papara -t "$q2/ref.unrooted.nwk" -s "$q2/ref.phy" -q "$q2/gut60.fas" -n X -j 1
 same "search: 11 queries" out.tsv -- search -q ../proteins.fa -d ../protein_db.fa -t 1 -o out.tsv
 same "search: 2 queries" out.tsv -- search -q ../two_proteins.fa -d ../protein_db.fa -t 1 -o out.tsv
+
+# same_split NAME -- search args: with --split-database, the output of 2 and 3 ranks is byte for
+# byte that of one process without it, and so is the warning about letters outside the alphabet.
+same_split() {
+  local name=$1
+  shift 2
+  rm -rf 1 2 3 && mkdir 1 2 3
+  (cd 1 && "$hyalign" "$@" -o out.tsv 2>err.txt) || { fail "$name: exit $? with one process"; tail -5 1/err.txt; return; }
+  for n in 2 3; do
+    (cd "$n" && mpi -np "$n" "$hyalign" "$@" --split-database -o out.tsv 2>err.txt)
+    local code=$?
+    [ "$code" -eq 0 ] || { fail "$name: exit $code with $n ranks"; tail -5 "$n/err.txt"; return; }
+  done
+  local warning
+  warning=$(grep warning 1/err.txt)
+  if cmp -s 1/out.tsv 2/out.tsv && cmp -s 1/out.tsv 3/out.tsv && [ -s 1/out.tsv ] &&
+    [ "$(grep warning 2/err.txt)" = "$warning" ] && [ "$(grep warning 3/err.txt)" = "$warning" ]; then
+    ok "$name: $(grep -c 'rank .: 0 of' 3/err.txt) of 3 ranks without a chunk"
+  else
+    fail "$name: outputs differ"
+  fi
+}
+
+same_split "search --split-database: 801 one-sequence chunks, ties across ranks" -- \
+  search -q ../proteins.fa -d ../split_db.fa -t 1 --chunk-mb 0 -k 3
+same_split "search --split-database: -k above the hits of a rank" -- \
+  search -q ../proteins.fa -d ../protein_db.fa -t 1 --chunk-mb 0 -k 1000
+"$hyalign" search makedb -i protein_db.fa -o one_chunk.hydb 2>/dev/null
+"$hyalign" search makedb -i split_db.fa -o chunks.hydb --chunk-mb 0 2>/dev/null
+same_split "search --split-database: a makedb database of 1 chunk" -- \
+  search -q ../two_proteins.fa -d ../one_chunk.hydb -t 1
+same_split "search --split-database: a makedb database of 801 chunks" -- \
+  search -q ../proteins.fa -d ../chunks.hydb -t 1 -k 5
 same "mem: 4 batches" out.txt -- mem -b -c -L -t 1 --batch-letters 100000 ../genome.fa ../reads.fa -o out.txt
 same "mem: 1 batch" out.txt -- mem -maxmatch -t 1 ../genome.fa ../reads.fa -o out.txt
 if "$hyalign" map --help >/dev/null 2>&1; then
@@ -110,6 +148,11 @@ fails "bad input on one rank only" 1 "error: rank 2: ../broken_1.fq:" -- \
 fails "other inputs on one rank" 2 'input files differ between the ranks' -- \
   -np 2 "$hyalign" search -q ../proteins.fa -d ../protein_db.fa -t 1 -o out.tsv : \
   -np 1 "$hyalign" search -q ../two_proteins.fa -d ../protein_db.fa -t 1 -o out.tsv
+# A letter of the last chunk changed (the same size): it is rank 2's of 3, and its checksum fails.
+cp chunks.hydb bad_chunk.hydb
+printf 'W' | dd of=bad_chunk.hydb bs=1 seek=$(($(stat -c %s chunks.hydb) - 42)) conv=notrunc status=none
+fails "a damaged database chunk on one rank" 1 'error: rank 2: ../bad_chunk.hydb: database chunk 801 is damaged' -- \
+  -np 3 "$hyalign" search -q ../proteins.fa -d ../bad_chunk.hydb -t 1 --split-database -o out.tsv
 fails "standard input" 2 'not standard input' -- -np 2 "$hyalign" mem ../genome.fa - -o out.txt
 
 echo "mpi: $passes passed, $failures failed"
