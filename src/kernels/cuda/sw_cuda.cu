@@ -554,7 +554,7 @@ void GpuSwScorer::launch(const SwSequences& queries, const SwSequences& targets,
       const int score = static_cast<short>(packed[t / 2] >> (16 * (t & 1)) & 0xFFFFu);
       out[t] = score < kernel_.overflow_limit_
                    ? score
-                   : sw_score_scalar(query, targets.sequence(tile.first_target + t), kernel_.scoring_);
+                   : sw_score_one(query, targets.sequence(tile.first_target + t), kernel_.scoring_);
     }
   });
 }
