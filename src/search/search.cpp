@@ -22,7 +22,6 @@
 #include "io/coded_sequences.hpp"
 #include "io/sequence_reader.hpp"
 #include "kernels/cuda/sw_cuda.hpp"
-#include "kernels/scalar/sw_linear.hpp"
 #include "kernels/sw_kernel.hpp"
 #include "search/split_database.hpp"
 #include "search/statistics.hpp"
