@@ -12,6 +12,7 @@
 #include "core/score_matrix.hpp"
 #include "kernels/scalar/sw_linear.hpp"
 #include "kernels/scalar/sw_scalar.hpp"
+#include "sw_test_cases.hpp"
 #include "test_support.hpp"
 
 using namespace hyalign;
@@ -21,51 +22,16 @@ namespace {
 
 using test::kAmino;
 using test::kDna;
-
-struct ScoringCase {
-  std::string name;
-  ScoreMatrix matrix;
-  std::string letters;
-  int open, extend;
-  SwScoring scoring() const { return {&matrix, open, extend}; }
-  std::vector<std::uint8_t> encode(const std::string& s) const {
-    std::vector<std::uint8_t> out;
-    for (char c : s) out.push_back(matrix.encode(c));
-    return out;
-  }
-};
-
-std::vector<ScoringCase> scoring_cases() {
-  std::vector<ScoringCase> all;
-  all.push_back({"blosum62_11_1", ScoreMatrix::builtin("BLOSUM62"), kAmino, 11, 1});
-  all.push_back({"blosum45_15_2", ScoreMatrix::builtin("BLOSUM45"), kAmino, 15, 2});
-  all.push_back({"pam30_9_1", ScoreMatrix::builtin("PAM30"), kAmino, 9, 1});
-  all.push_back({"blosum62_0_0", ScoreMatrix::builtin("BLOSUM62"), kAmino, 0, 0});
-  all.push_back({"dna_2_-3_5_2", ScoreMatrix::dna(2, -3), kDna, 5, 2});
-  all.push_back({"dna_1_-1_0_1", ScoreMatrix::dna(1, -1), kDna, 0, 1});
-  return all;
-}
-
-void expect_same(const SwAlignment& got, const SwAlignment& want) {
-  EXPECT_EQ(got.score, want.score);
-  EXPECT_EQ(got.query_start, want.query_start);
-  EXPECT_EQ(got.query_end, want.query_end);
-  EXPECT_EQ(got.target_start, want.target_start);
-  EXPECT_EQ(got.target_end, want.target_end);
-  EXPECT_EQ(got.length, want.length);
-  EXPECT_EQ(got.identities, want.identities);
-  EXPECT_EQ(got.mismatches, want.mismatches);
-  EXPECT_EQ(got.gap_opens, want.gap_opens);
-  EXPECT_EQ(got.gap_columns, want.gap_columns);
-  EXPECT_EQ(got.cigar, want.cigar);
-}
+using ScoringCase = test::SwScoringCase;
+using test::expect_same_alignment;
+const auto scoring_cases = test::sw_scoring_cases;
 
 // Both tracebacks of one pair, the linear one given the best score.
 void check_pair(const ScoringCase& setup, const std::string& a, const std::string& b) {
   SCOPED_TRACE(a.size() < 60 && b.size() < 60 ? a + " / " + b : std::to_string(a.size()) + " x " + std::to_string(b.size()));
   const auto q = setup.encode(a), t = setup.encode(b);
   const SwAlignment want = sw_align_scalar(q, t, setup.scoring());
-  expect_same(sw_align_linear(q, t, setup.scoring(), want.score), want);
+  expect_same_alignment(sw_align_linear(q, t, setup.scoring(), want.score), want);
 }
 
 TEST(SwLinear, SameAlignmentOnRandomPairs) {
@@ -127,7 +93,7 @@ TEST(SwLinear, AnyGivenScoreGivesTheSameAlignment) {
       const SwAlignment want = sw_align_scalar(q, t, setup.scoring());
       for (const int score : {0, -7, want.score - 1, want.score / 2, want.score + 1, 2 * want.score + 50, INT_MAX}) {
         SCOPED_TRACE(score);
-        expect_same(sw_align_linear(q, t, setup.scoring(), score), want);
+        expect_same_alignment(sw_align_linear(q, t, setup.scoring(), score), want);
       }
       if (HasFailure()) return;
     }
@@ -138,12 +104,12 @@ TEST(SwLinear, EmptyAndScorelessInputs) {
   const ScoringCase setup = scoring_cases()[0];
   for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{{"", ""}, {"", "W"}, {"W", ""}}) {
     const auto q = setup.encode(a), t = setup.encode(b);
-    expect_same(sw_align_linear(q, t, setup.scoring(), 0), SwAlignment{});
+    expect_same_alignment(sw_align_linear(q, t, setup.scoring(), 0), SwAlignment{});
   }
   // Nothing scores above 0: DNA mismatches only.
   const ScoringCase dna = scoring_cases()[4];
   const auto q = dna.encode("AAAA"), t = dna.encode("CCCCCC");
-  expect_same(sw_align_linear(q, t, dna.scoring(), 0), sw_align_scalar(q, t, dna.scoring()));
+  expect_same_alignment(sw_align_linear(q, t, dna.scoring(), 0), sw_align_scalar(q, t, dna.scoring()));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "kernels/scalar/sw_traceback.hpp"
 #include "kernels/simd/sw_striped.hpp"
 #include "kernels/sw_kernel.hpp"
+#include "sw_test_cases.hpp"
 #include "test_support.hpp"
 
 using namespace hyalign;
@@ -27,31 +28,15 @@ namespace {
 
 using test::kAmino;
 using test::kDna;
+using ScoringCase = test::SwScoringCase;
+using test::expect_same_alignment;
 
-struct ScoringCase {
-  std::string name;
-  ScoreMatrix matrix;
-  std::string letters;
-  int open, extend;
-  SwScoring scoring() const { return {&matrix, open, extend}; }
-  std::vector<std::uint8_t> encode(const std::string& s) const {
-    std::vector<std::uint8_t> out;
-    for (char c : s) out.push_back(matrix.encode(c));
-    return out;
-  }
-};
-
+// The shared scorings, and gap costs at the edges of the lanes' range.
 std::vector<ScoringCase> scoring_cases() {
-  std::vector<ScoringCase> all;
-  all.push_back({"blosum62_11_1", ScoreMatrix::builtin("BLOSUM62"), kAmino, 11, 1});
-  all.push_back({"blosum45_15_2", ScoreMatrix::builtin("BLOSUM45"), kAmino, 15, 2});
-  all.push_back({"pam30_9_1", ScoreMatrix::builtin("PAM30"), kAmino, 9, 1});
-  all.push_back({"blosum62_0_0", ScoreMatrix::builtin("BLOSUM62"), kAmino, 0, 0});
+  std::vector<ScoringCase> all = test::sw_scoring_cases();
   all.push_back({"blosum62_3_0", ScoreMatrix::builtin("BLOSUM62"), kAmino, 3, 0});
   all.push_back({"blosum62_1000_50", ScoreMatrix::builtin("BLOSUM62"), kAmino, 1000, 50});
   all.push_back({"blosum62_40000_1", ScoreMatrix::builtin("BLOSUM62"), kAmino, 40000, 1});  // beyond 16-bit lanes
-  all.push_back({"dna_2_-3_5_2", ScoreMatrix::dna(2, -3), kDna, 5, 2});
-  all.push_back({"dna_1_-1_0_1", ScoreMatrix::dna(1, -1), kDna, 0, 1});
   return all;
 }
 
@@ -105,20 +90,6 @@ SwLocated reference_locate(std::span<const std::uint8_t> query, std::span<const 
   }
   out.floor = out.best;
   return out;
-}
-
-void expect_same(const SwAlignment& got, const SwAlignment& want) {
-  EXPECT_EQ(got.score, want.score);
-  EXPECT_EQ(got.query_start, want.query_start);
-  EXPECT_EQ(got.query_end, want.query_end);
-  EXPECT_EQ(got.target_start, want.target_start);
-  EXPECT_EQ(got.target_end, want.target_end);
-  EXPECT_EQ(got.length, want.length);
-  EXPECT_EQ(got.identities, want.identities);
-  EXPECT_EQ(got.mismatches, want.mismatches);
-  EXPECT_EQ(got.gap_opens, want.gap_opens);
-  EXPECT_EQ(got.gap_columns, want.gap_columns);
-  EXPECT_EQ(got.cigar, want.cigar);
 }
 
 std::string letters_of(const ScoringCase& setup, const std::vector<std::uint8_t>& codes) {
@@ -297,7 +268,7 @@ TEST_P(StripedKernel, TracebackFromItsCheckpointsEqualsTheFullMatrix) {
       striped->set_query(q);
       const SwAlignment want = sw_align_scalar(q, t, setup.scoring());
       for (const std::size_t stride : {std::size_t{5}, sw_checkpoint_stride(t.size())})
-        expect_same(sw_align_located(q, t, setup.scoring(), striped->locate(t, stride)), want);
+        expect_same_alignment(sw_align_located(q, t, setup.scoring(), striped->locate(t, stride)), want);
       if (HasFailure()) return;
     }
   }
@@ -333,13 +304,13 @@ TEST(SwStripedEntryPoints, AlignHitEqualsTheFullMatrix) {
       const SwAlignment want = sw_align_scalar(q, t, setup.scoring());
       for (const int score : {want.score, 0, want.score + 1, INT_MAX}) {
         SCOPED_TRACE(score);
-        expect_same(sw_align_hit(q, t, setup.scoring(), score), want);
+        expect_same_alignment(sw_align_hit(q, t, setup.scoring(), score), want);
       }
       if (HasFailure()) return;
     }
   }
   const ScoringCase& setup = scoring_cases()[0];
-  expect_same(sw_align_hit(setup.encode(""), setup.encode("W"), setup.scoring(), 0), SwAlignment{});
+  expect_same_alignment(sw_align_hit(setup.encode(""), setup.encode("W"), setup.scoring(), 0), SwAlignment{});
 }
 
 }  // namespace
