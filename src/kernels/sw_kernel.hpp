@@ -55,8 +55,10 @@ std::unique_ptr<SwKernel> make_sw_cpu_kernel(engine::KernelChoice choice, const 
 int sw_score_one(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target, const SwScoring& scoring);
 
 // The traceback of a hit of the given score: sw_align_linear's alignment (sw_align_scalar's), with
-// the end cell located by a full striped sweep where the pruned sweep would keep most cells anyway.
+// the end cell located by a full striped sweep of the `choice` instruction set (automatic: the
+// widest; scalar: none) where the pruned sweep would keep most cells anyway.
 SwAlignment sw_align_hit(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target,
-                         const SwScoring& scoring, int score);
+                         const SwScoring& scoring, int score,
+                         engine::KernelChoice choice = engine::KernelChoice::automatic);
 
 }  // namespace hyalign::kernels

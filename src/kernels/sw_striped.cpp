@@ -9,10 +9,11 @@
 namespace hyalign::kernels {
 namespace {
 
-// nullptr without SIMD kernels, and for negative gap costs (the lazy-F loop needs them >= 0).
-std::unique_ptr<simd::StripedSw> make_striped_sw(const SwScoring& scoring) {
+// nullptr for the scalar choice, without SIMD kernels, and for negative gap costs (the lazy-F loop
+// needs them >= 0).
+std::unique_ptr<simd::StripedSw> make_striped_sw(const SwScoring& scoring, engine::KernelChoice choice) {
   if (scoring.gap_open < 0 || scoring.gap_extend < 0) return nullptr;
-  switch (engine::best_cpu_kernel()) {
+  switch (choice == engine::KernelChoice::automatic ? engine::best_cpu_kernel() : choice) {
 #if defined(HYALIGN_X86_KERNELS)
     case engine::KernelChoice::avx512: return simd::make_striped_sw_avx512(scoring);
     case engine::KernelChoice::avx2: return simd::make_striped_sw_avx2(scoring);
@@ -33,16 +34,16 @@ constexpr double kStripedLocateShare = 1.0 / 50;
 
 int sw_score_one(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target,
                  const SwScoring& scoring) {
-  const auto striped = make_striped_sw(scoring);
+  const auto striped = make_striped_sw(scoring, engine::KernelChoice::automatic);
   if (!striped) return sw_score_scalar(query, target, scoring);
   striped->set_query(query);
   return striped->score(target);
 }
 
 SwAlignment sw_align_hit(std::span<const std::uint8_t> query, std::span<const std::uint8_t> target,
-                         const SwScoring& scoring, int score) {
+                         const SwScoring& scoring, int score, engine::KernelChoice choice) {
   if (query.empty() || target.empty()) return {};
-  const auto striped = make_striped_sw(scoring);
+  const auto striped = make_striped_sw(scoring, choice);
   if (!striped || sw_unprunable_share(query, target, scoring, score) < kStripedLocateShare)
     return sw_align_linear(query, target, scoring, score);
   striped->set_query(query);

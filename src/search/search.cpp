@@ -217,8 +217,9 @@ class ChunkScorer {
 };
 
 // ---- Step 5: trace back the hits of a chunk while its sequences are in memory ----
+// `kernel`: the user's --kernel, which tracebacks honour too.
 void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSequences& chunk,
-                      const kernels::SwScoring& scoring, unsigned threads) {
+                      const kernels::SwScoring& scoring, engine::KernelChoice kernel, unsigned threads) {
   // Ids of a chunk are consecutive (SequenceSource), so a hit's position in the chunk is one lookup.
   const std::size_t first_id = chunk.empty() ? 0 : *std::min_element(chunk.ids.begin(), chunk.ids.end());
   std::vector<std::size_t> index_of_id(chunk.size());
@@ -233,7 +234,8 @@ void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSe
     const TopHits::NewHit& h = hits[k];
     const std::size_t index = index_of_id[h.hit.target - first_id];
     *h.details = {std::string(chunk.name(index)), chunk.length(index),
-                  kernels::sw_align_hit(queries.sequence(h.query), chunk.sequence(index), scoring, h.hit.score)};
+                  kernels::sw_align_hit(queries.sequence(h.query), chunk.sequence(index), scoring, h.hit.score,
+                                        kernel)};
     if (h.details->alignment.score != h.hit.score)
       throw std::logic_error(fmt::format("query {}: traceback score {} differs from score {}", h.query,
                                          h.details->alignment.score, h.hit.score));
@@ -368,7 +370,7 @@ void run_search(const SearchOptions& o) {
     scorer.score(sorted, ++mine.chunks);
     steps.scoring += seconds_since(step_start);
     step_start = Clock::now();
-    align_chunk_hits(top, queries, sorted, scoring.kernel(), threads);
+    align_chunk_hits(top, queries, sorted, scoring.kernel(), o.kernel, threads);
     steps.tracebacks += seconds_since(step_start);
     step_start = Clock::now();
     more = read_ahead ? ahead.get() : rank_chunks.next(next_chunk);
