@@ -309,7 +309,7 @@ TEST(SwStripedEntryPoints, AlignHitEqualsTheFullMatrix) {
       if (HasFailure()) return;
     }
   }
-  const ScoringCase& setup = scoring_cases()[0];
+  const ScoringCase setup = scoring_cases()[0];  // a copy: the list is a temporary
   expect_same_alignment(sw_align_hit(setup.encode(""), setup.encode("W"), setup.scoring(), 0), SwAlignment{});
 }
 
