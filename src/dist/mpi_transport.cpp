@@ -68,12 +68,18 @@ void abort_job(int code) {
   std::_Exit(code);
 }
 
-void send(Channel channel, int to, int tag, std::string_view bytes) {
-  if (bytes.size() > kMostBytes) throw std::logic_error("dist: a message over kMostBytes");
+namespace {
+
+// A message longer than kMostBytes goes as parts of kMostBytes tagged kPartTag, then its last part
+// with its own tag: messages from one rank on one communicator arrive in the order sent.
+constexpr std::size_t kMostBytes = std::size_t{1} << 30;
+constexpr int kPartTag = 32767;  // the largest tag every MPI library allows
+
+void send_one(Channel channel, int to, int tag, std::string_view bytes) {
   check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm(channel)), "MPI_Send");
 }
 
-int receive(Channel channel, int from, std::string& bytes) {
+int receive_one(Channel channel, int from, std::string& bytes) {
   // A matched probe: the message sized is the one received, whatever other threads receive.
   MPI_Message message;
   MPI_Status status;
@@ -83,6 +89,21 @@ int receive(Channel channel, int from, std::string& bytes) {
   bytes.resize(static_cast<std::size_t>(count));
   check(MPI_Mrecv(bytes.data(), count, MPI_BYTE, &message, &status), "MPI_Mrecv");
   return status.MPI_TAG;
+}
+
+}  // namespace
+
+void send(Channel channel, int to, int tag, std::string_view bytes) {
+  if (tag < 0 || tag >= kPartTag) throw std::logic_error("dist: a message tag out of range");
+  for (; bytes.size() > kMostBytes; bytes.remove_prefix(kMostBytes))
+    send_one(channel, to, kPartTag, bytes.substr(0, kMostBytes));
+  send_one(channel, to, tag, bytes);
+}
+
+int receive(Channel channel, int from, std::string& bytes) {
+  int tag = receive_one(channel, from, bytes);
+  for (std::string part; tag == kPartTag; bytes += part) tag = receive_one(channel, from, part);
+  return tag;
 }
 
 void max_over_ranks(std::span<std::uint64_t> values) {

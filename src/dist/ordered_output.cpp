@@ -16,9 +16,8 @@ namespace {
 
 using transport::Channel;
 
-// Tags on the output channel. A piece longer than one message goes as parts, the last one tagged
-// kPiece, so the writer is handed it whole.
-constexpr int kPiecePart = 1, kPiece = 2, kUnitEnd = 3, kDone = 4;
+// Tags on the output channel.
+constexpr int kPiece = 2, kUnitEnd = 3, kDone = 4;
 
 // Every rank cuts the input into units itself; ranks that disagree (a file that differs between
 // nodes) are an error, not a hang or a wrong output.
@@ -48,10 +47,6 @@ void OrderedOutput::write(std::size_t unit, std::string_view piece) {
     if (!piece.empty()) write_(piece);
     return;
   }
-  while (piece.size() > transport::kMostBytes) {
-    transport::send(Channel::output, 0, kPiecePart, piece.substr(0, transport::kMostBytes));
-    piece.remove_prefix(transport::kMostBytes);
-  }
   if (!piece.empty()) transport::send(Channel::output, 0, kPiece, piece);
 }
 
@@ -75,20 +70,12 @@ void OrderedOutput::write_units_before(std::size_t unit) {
 
 void OrderedOutput::receive_unit(std::size_t unit) {
   const int from = owner(unit);
-  std::string message, parts;
+  std::string message;
   for (;;) {
     const int tag = transport::receive(Channel::output, from, message);
     if (tag == kUnitEnd) return;
     if (tag == kDone) throw disagreement(from);
-    if (tag == kPiecePart) {
-      parts += message;
-    } else if (parts.empty()) {
-      write_(message);
-    } else {
-      parts += message;
-      write_(parts);
-      parts.clear();
-    }
+    write_(message);
   }
 }
 

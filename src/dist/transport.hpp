@@ -23,8 +23,8 @@ void stop();                             // MPI_Finalize, when started
 // Messages of different purposes travel on communicators of their own, so that a receive for one
 // never takes a message of the other.
 enum class Channel { output, relay, gather };
-// Blocking send of at most kMostBytes bytes.
-inline constexpr std::size_t kMostBytes = std::size_t{1} << 30;
+// Blocking send of a message of any size, tagged 0 to 32766 (MPI counts bytes in an int: a longer
+// message travels in parts, and receive() hands it over whole).
 void send(Channel channel, int to, int tag, std::string_view bytes);
 // The next message from `from` on `channel`, whatever its tag: its bytes into `bytes`; returns the tag.
 int receive(Channel channel, int from, std::string& bytes);
