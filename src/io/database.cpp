@@ -73,7 +73,7 @@ class FileHandle {
 class DatabaseSource final : public SequenceSource {
  public:
   DatabaseSource(const std::string& path, const ScoreMatrix& matrix, unsigned threads)
-      : path_(path), in_(path, std::ios::binary), matrix_(matrix), threads_(std::max(1u, threads)) {
+      : path_(path), in_(path, std::ios::binary), letters_(path), matrix_(matrix), threads_(std::max(1u, threads)) {
     char magic[8];
     if (!in_.read(magic, 8)) throw InputError(path, "not a hyalign database");
     if (std::memcmp(magic, kMagic, 8) != 0)
@@ -175,10 +175,9 @@ class DatabaseSource final : public SequenceSource {
   void read_letters(std::uint8_t* data, std::size_t bytes) {
     constexpr std::size_t kSlice = std::size_t{8} << 20;
     const auto at = static_cast<off_t>(in_.tellg());
-    const FileHandle file(path_);
     parallel_for((bytes + kSlice - 1) / kSlice, threads_, [&](std::size_t slice, unsigned) {
       const std::size_t first = slice * kSlice, size = std::min(kSlice, bytes - first);
-      if (!file.read_at(data + first, size, at + static_cast<off_t>(first))) damaged("cut off");
+      if (!letters_.read_at(data + first, size, at + static_cast<off_t>(first))) damaged("cut off");
     });
     in_.seekg(at + static_cast<off_t>(bytes));
     XXH3_64bits_update(&hash_, data, bytes);
@@ -215,6 +214,7 @@ class DatabaseSource final : public SequenceSource {
   }
   std::string path_;
   std::ifstream in_;
+  FileHandle letters_;  // the same file, for the letters' positioned reads
   const ScoreMatrix& matrix_;
   unsigned threads_;
   std::uint64_t file_bytes_ = 0;
