@@ -4,11 +4,7 @@
 set -u
 hyalign=$(realpath "$1")
 data=$(realpath "$2")/papara/epa_tiny
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-cd "$work"
+source "$(dirname "$0")/harness.sh"
 
 # Inputs derived from the small epa_tiny data set.
 cp "$data/ref.tre" tree.nwk
@@ -117,8 +113,6 @@ fi
 
 
 # ---- Nothing is lost: every write checked through close (docs/contract.md) ----
-ok() { echo "ok   $1"; passes=$((passes + 1)); }
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 papara_args=(-t "$w/tree.nwk" -s "$w/ref.phy" -q "$w/queries.fa")
 awk 'BEGIN { srand(11); aa = "ARNDCQEGHILKMFPSTWYV";
   for (d = 1; d <= 300; d++) { s = ""; n = 30 + int(rand() * 200);
@@ -303,5 +297,4 @@ else
   echo "skip map cases: this hyalign has no map command (built without htslib)"
 fi
 
-echo "bad_input: $passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish bad_input

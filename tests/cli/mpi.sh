@@ -9,13 +9,7 @@ hyalign=$(realpath "$1")
 data=$(realpath "$2")
 [ "${3:-}" = ON ] || { echo "SKIPPED: hyalign was built without MPI (Debian: libopenmpi-dev)"; exit 77; }
 command -v mpirun >/dev/null || { echo "SKIPPED: mpirun is not installed (Debian: openmpi-bin)"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-failures=0
-passes=0
-ok() { echo "ok   $1"; passes=$((passes + 1)); }
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
+source "$(dirname "$0")/harness.sh"
 # --oversubscribe: more ranks than this machine's cores; root is allowed (CI containers run as root).
 # Open MPI leaves memory allocated at MPI_Finalize: leak checks (a sanitized build) are for one process.
 mpi() {
@@ -155,5 +149,4 @@ fails "a damaged database chunk on one rank" 1 'error: rank 2: ../bad_chunk.hydb
   -np 3 "$hyalign" search -q ../proteins.fa -d ../bad_chunk.hydb -t 1 --split-database -o out.tsv
 fails "standard input" 2 'not standard input' -- -np 2 "$hyalign" mem ../genome.fa - -o out.txt
 
-echo "mpi: $passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish mpi

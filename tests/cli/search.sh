@@ -4,13 +4,7 @@
 set -u
 hyalign=$(realpath "$1")
 data=$(realpath "$(dirname "$0")/../data")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-failures=0
-passes=0
-ok() { echo "ok   $1"; passes=$((passes + 1)); }
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
+source "$(dirname "$0")/harness.sh"
 
 # A small protein database: 300 random sequences plus planted relatives of the queries.
 awk 'BEGIN { srand(7); aa = "ARNDCQEGHILKMFPSTWYV";
@@ -121,5 +115,4 @@ same_as_blast evalues_as_blastp "$data/blast/blastp.tsv" blastp_like.tsv 3000
   -o blastn_like.tsv 2>/dev/null
 same_as_blast evalues_as_blastn "$data/blast/blastn.tsv" blastn_like.tsv 3400
 
-echo "search: $passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish search
