@@ -1,10 +1,12 @@
 // The transport over MPI (Open MPI from Debian's libopenmpi-dev, or any MPI-3 library).
 #include <mpi.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "core/error.hpp"
 #include "dist/transport.hpp"
@@ -64,7 +66,16 @@ void stop() {
 }
 
 void abort_job(int code) {
-  if (started) MPI_Abort(MPI_COMM_WORLD, code);
+  if (started) {
+    // MPI_Abort can wait for ever on the launcher (Open MPI's PMIx abort races a rank in
+    // MPI_Finalize): after a grace period this rank exits by itself, and a rank that ended without
+    // MPI_Finalize makes mpirun end the others.
+    std::thread([code] {
+      std::this_thread::sleep_for(std::chrono::seconds(10));
+      std::_Exit(code);
+    }).detach();
+    MPI_Abort(MPI_COMM_WORLD, code);
+  }
   std::_Exit(code);
 }
 
