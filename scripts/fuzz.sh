@@ -73,21 +73,35 @@ make_seeds() {
   esac
 }
 
+# run_target: one target's run on its seeds and corpus; its summary goes to $work/$target.result.
+run_target() {
+  local corpus=$work/corpus/$target findings=$work/findings/$target
+  mkdir -p "$corpus" "$findings"
+  {
+    echo "fuzz_$target: ${seconds} s on $(ls "$work/seeds/$target" | wc -l) seeds + $(ls "$corpus" | wc -l) corpus inputs"
+    if "$build/fuzz/fuzz_$target" "$corpus" "$work/seeds/$target" -max_total_time="$seconds" -max_len=8192 \
+         -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$findings/" -print_final_stats=1 >"$work/$target.log" 2>&1; then
+      grep -E '^#[0-9]+[[:space:]]+DONE' "$work/$target.log" | tail -n 1 || true
+    else
+      echo "FINDING in fuzz_$target (input kept in $findings/):"; { grep -E 'ERROR|runtime error|==[0-9]+==' "$work/$target.log" || true; } | head -n 5
+      touch "$work/$target.failed"
+    fi
+  } >"$work/$target.result"
+}
+
+# The targets run side by side, one a core.
 mkdir -p "$work"
-failed=()
 for target in "${targets[@]}"; do
   make_seeds
-  corpus=$work/corpus/$target
-  findings=$work/findings/$target
-  mkdir -p "$corpus" "$findings"
-  echo "fuzz_$target: ${seconds} s on $(ls "$work/seeds/$target" | wc -l) seeds + $(ls "$corpus" | wc -l) corpus inputs"
-  if "$build/fuzz/fuzz_$target" "$corpus" "$work/seeds/$target" -max_total_time="$seconds" -max_len=8192 \
-       -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$findings/" -print_final_stats=1 >"$work/$target.log" 2>&1; then
-    grep -E '^#[0-9]+[[:space:]]+DONE' "$work/$target.log" | tail -n 1 || true
-  else
-    echo "FINDING in fuzz_$target (input kept in $findings/):"; { grep -E 'ERROR|runtime error|==[0-9]+==' "$work/$target.log" || true; } | head -n 5
-    failed+=("$target")
-  fi
+  rm -f "$work/$target.failed"
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+  run_target &
+done
+wait
+failed=()
+for target in "${targets[@]}"; do
+  cat "$work/$target.result"
+  [ ! -e "$work/$target.failed" ] || failed+=("$target")
 done
 if [ ${#failed[@]} -gt 0 ]; then echo "fuzz: findings in ${failed[*]}"; exit 1; fi
 echo "fuzz: ${#targets[@]} targets, ${seconds} s each, no findings"
