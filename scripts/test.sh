@@ -6,9 +6,10 @@
 #               Left out there, to keep CI's two cores under 30 minutes: the PaPaRa golden runs
 #               with the scalar (over 13 minutes sanitized), AVX2 and AVX-512 kernels named, as
 #               the --device all golden run stays (without CUDA: the best kernel of the machine),
-#               and cli_mpi (2.5 minutes; Open MPI's own allocations defeat the leak check there).
-#               The kernels still run sanitized in the unit and property tests, and MPI unsanitized
-#               in the plain suite.
+#               cli_mpi (2.5 minutes; Open MPI's own allocations defeat the leak check there), and
+#               mem_golden_mummer (most of its 85 s is MUMmer itself). The kernels still run
+#               sanitized in the unit and property tests, mem against MUMmer in mem_fuzz_mummer,
+#               and MPI and the MUMmer goldens unsanitized in the plain suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -17,7 +18,7 @@ exclude=()
 if [ "${1:-}" = --sanitize ]; then
   build=build-sanitize
   options=(-DHYALIGN_SANITIZE=ON -DHYALIGN_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo)
-  exclude=(-E '^(cli_golden_scalar|cli_golden_avx2|cli_golden_avx512|cli_mpi)$')
+  exclude=(-E '^(cli_golden_scalar|cli_golden_avx2|cli_golden_avx512|cli_mpi|mem_golden_mummer)$')
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 fi
 scripts/install-deps.sh
