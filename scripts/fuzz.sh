@@ -27,8 +27,9 @@ data=tests/data
 scripts/install-deps.sh
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DHYALIGN_CUDA=OFF -DHYALIGN_FUZZ=ON >/dev/null
-hyalign=${HYALIGN:-}
-if [ -z "$hyalign" ]; then hyalign=$build/hyalign; cli=(hyalign); else cli=(); fi
+hyalign=${HYALIGN:-$build/hyalign}
+cli=()
+[ -n "${HYALIGN:-}" ] || cli=(hyalign)
 cmake --build "$build" -j"$(nproc)" --target "${cli[@]}" "${targets[@]/#/fuzz_}" >/dev/null
 
 # seed NAME: reads a seed on stdin into the target's seed folder.

@@ -12,15 +12,16 @@ command -v mpirun >/dev/null || { echo "SKIPPED: mpirun is not installed (Debian
 source "$(dirname "$0")/harness.sh"
 # --oversubscribe: more ranks than this machine's cores; root is allowed (CI containers run as root).
 # Open MPI leaves memory allocated at MPI_Finalize: leak checks (a sanitized build) are for one process.
-# A job that has not ended in 120 s is killed (-k: also when mpirun ignores the TERM), and the
-# processes still there are listed on the test's own output (fd 3), for the log.
+# A job that has not ended in $mpi_limit s is killed (-k: also when mpirun ignores the TERM), and
+# the processes still there are listed on the test's own output (fd 3), for the log.
+mpi_limit=120
 exec 3>&1
 mpi() {
   ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-    timeout -k 10 120 mpirun --oversubscribe --allow-run-as-root --bind-to none "$@"
+    timeout -k 10 "$mpi_limit" mpirun --oversubscribe --allow-run-as-root --bind-to none "$@"
   local code=$?
   if [ "$code" -eq 124 ] || [ "$code" -eq 137 ]; then
-    echo "mpirun had not ended after 120 s (exit $code): $*" >&3
+    echo "mpirun had not ended after $mpi_limit s (exit $code): $*" >&3
     ps -eo pid,ppid,stat,etime,wchan:20,args --forest | grep -E 'mpirun|orted|hyalign' | grep -v grep >&3
   fi
   return "$code"
