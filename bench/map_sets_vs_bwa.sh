@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# hyalign map against bwa mem over many simulated read sets (seeds x paired/single x 150/100 bp),
+# set by set, and bwa mem against itself with each set's reads in reverse order. bwa breaks ties
+# between equal copies with a hash of the read's index in the input, so the second comparison shows
+# how far a set's counts move by chance alone. Accuracy is dwgsim_eval's (bench/map_eval.cpp).
+# usage: bench/map_sets_vs_bwa.sh BUILD_DIR [SEED...]   (seeds 14 15 16 17 18)
+# env: READS (100000 reads or pairs a set), THREADS (nproc), GENOME (FASTA[.xz]; default the
+#      Klebsiella pneumoniae HS11286 assembly of kleborate-examples)
+set -euo pipefail
+build=$(realpath "$1")
+shift
+[ $# -gt 0 ] || set -- 14 15 16 17 18
+reads_per_set=${READS:-100000} threads=${THREADS:-$(nproc)}
+genome=${GENOME:-/usr/share/doc/kleborate/examples/data/Klebs_HS11286.fna.xz}
+hyalign=$build/hyalign eval=$build/bench/hyalign_map_eval
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+case $genome in
+  *.xz) xz -dc "$genome" >ref.fa ;;
+  *) cp "$genome" ref.fa ;;
+esac
+bwa index ref.fa 2>/dev/null
+"$hyalign" map index -t "$threads" ref.fa -o ref.hymi 2>/dev/null
+
+# simulate SET MODE LENGTH SEED: writes SET_1.fq.gz (and SET_2.fq.gz for pairs) as the issue's sets.
+simulate() {
+  local set=$1 mode=$2 length=$3 seed=$4
+  if [ "$mode" = single ]; then
+    dwgsim -z "$seed" -N "$reads_per_set" -1 "$length" -2 0 -e 0.005 -r 0.001 ref.fa "$set" >/dev/null 2>&1
+  else
+    dwgsim -z "$seed" -N "$reads_per_set" -1 "$length" -2 "$length" -e 0.005 -E 0.005 -r 0.001 -d 500 -s 50 -S 2 \
+      ref.fa "$set" >/dev/null 2>&1
+    mv "$set.bwa.read2.fastq.gz" "${set}_2.fq.gz"
+  fi
+  mv "$set.bwa.read1.fastq.gz" "${set}_1.fq.gz"
+  rm -f "$set".bfast.fastq.gz "$set".mutations.*
+}
+
+# reversed FILE: the FASTQ file's records in reverse order (dwgsim's names hold no tabs).
+reversed() { zcat "$1" | paste - - - - | tac | tr '\t' '\n'; }
+
+echo "# $(date -u +%F) $(uname -n), $(nproc) cores, commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "# genome $(basename "$genome"), $reads_per_set reads or pairs a set, seeds $*, $threads threads"
+for seed; do
+  for mode in paired single; do
+    for length in 150 100; do
+      set=s${seed}_${mode}_${length}
+      simulate "$set" "$mode" "$length" "$seed"
+      files=("${set}"_*.fq.gz)
+      for f in "${files[@]}"; do reversed "$f" >"${f%.fq.gz}.reversed.fq"; done
+      "$hyalign" map -t "$threads" ref.hymi "${files[@]}" 2>/dev/null >out.sam
+      "$eval" --tsv out.sam >"$set.hyalign.eval"
+      bwa mem -t "$threads" ref.fa "${files[@]}" 2>/dev/null >out.sam
+      "$eval" --tsv out.sam >"$set.bwa.eval"
+      bwa mem -t "$threads" ref.fa "${files[@]/%.fq.gz/.reversed.fq}" 2>/dev/null >out.sam
+      "$eval" --tsv out.sam >"$set.bwa_reversed.eval"
+      rm -f out.sam "${set}"_*
+      echo "$set done" >&2
+    done
+  done
+done
+
+# compare WHO: per threshold, WHO's counts against bwa mem's summed over the sets, and the sets
+# where WHO places fewer reads correctly or more wrongly.
+compare() {
+  echo
+  echo "$1 against bwa mem (correct / wrong):"
+  printf '%-6s %24s %24s %16s %18s %16s\n' MAPQ "$1" "bwa mem" difference "sets fewer correct" "sets more wrong"
+  for f in *."$1".eval; do paste "$f" "${f%."$1".eval}.bwa.eval"; done | awk -F '\t' '$1 ~ /^[0-9]/ {
+    t = $1; c[t] += $2; w[t] += $3; bc[t] += $8; bw[t] += $9; fewer[t] += $2 < $8; more[t] += $3 > $9 }
+    END { for (t in c) printf "%-6s %24s %24s %16s %18d %16d\n", ">=" t, c[t] "/" w[t], bc[t] "/" bw[t],
+      sprintf("%+d/%+d", c[t] - bc[t], w[t] - bw[t]), fewer[t], more[t] }' | sort -t= -k2 -n
+}
+compare hyalign
+compare bwa_reversed
