@@ -17,26 +17,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-case $genome in
-  *.xz) xz -dc "$genome" >ref.fa ;;
-  *) cp "$genome" ref.fa ;;
-esac
+source "$here/bench/map_reads.sh"
+genome_fasta "$genome" ref.fa
 bwa index ref.fa 2>/dev/null
 "$hyalign" map index -t "$threads" ref.fa -o ref.hymi 2>/dev/null
-
-# simulate SET MODE LENGTH SEED: writes SET_1.fq.gz (and SET_2.fq.gz for pairs) as the sets.
-simulate() {
-  local set=$1 mode=$2 length=$3 seed=$4
-  if [ "$mode" = single ]; then
-    dwgsim -z "$seed" -N "$reads_per_set" -1 "$length" -2 0 -e 0.005 -r 0.001 ref.fa "$set" >/dev/null 2>&1
-  else
-    dwgsim -z "$seed" -N "$reads_per_set" -1 "$length" -2 "$length" -e 0.005 -E 0.005 -r 0.001 -d 500 -s 50 -S 2 \
-      ref.fa "$set" >/dev/null 2>&1
-    mv "$set.bwa.read2.fastq.gz" "${set}_2.fq.gz"
-  fi
-  mv "$set.bwa.read1.fastq.gz" "${set}_1.fq.gz"
-  rm -f "$set".bfast.fastq.gz "$set".mutations.*
-}
 
 # reversed FILE: the FASTQ file's records in reverse order (dwgsim's names hold no tabs).
 reversed() { zcat "$1" | paste - - - - | tac | tr '\t' '\n'; }
@@ -47,16 +31,17 @@ for seed; do
   for mode in paired single; do
     for length in 150 100; do
       set=s${seed}_${mode}_${length}
-      simulate "$set" "$mode" "$length" "$seed"
-      files=("${set}"_*.fq.gz)
-      for f in "${files[@]}"; do reversed "$f" >"${f%.fq.gz}.reversed.fq"; done
+      simulate_reads "$mode" "$length" "$reads_per_set" "$seed" 0.005 ref.fa "$set"
+      rm -f "$set".bfast.fastq.gz "$set".mutations.*
+      files=("$set".bwa.read*.fastq.gz)
+      for f in "${files[@]}"; do reversed "$f" >"${f%.fastq.gz}.reversed.fq"; done
       "$hyalign" map -t "$threads" ref.hymi "${files[@]}" 2>/dev/null >out.sam
       "$eval" --tsv out.sam >"$set.hyalign.eval"
       bwa mem -t "$threads" ref.fa "${files[@]}" 2>/dev/null >out.sam
       "$eval" --tsv out.sam >"$set.bwa.eval"
-      bwa mem -t "$threads" ref.fa "${files[@]/%.fq.gz/.reversed.fq}" 2>/dev/null >out.sam
+      bwa mem -t "$threads" ref.fa "${files[@]/%.fastq.gz/.reversed.fq}" 2>/dev/null >out.sam
       "$eval" --tsv out.sam >"$set.bwa_reversed.eval"
-      rm -f out.sam "${set}"_*
+      rm -f out.sam "$set".bwa.read*
       echo "$set done" >&2
     done
   done

@@ -19,17 +19,15 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+source "$here/bench/map_reads.sh"
 case $genome in
   synthetic) "$build/bench/hyalign_make_genome" 20000000 4 7 >ref.fa ;;
-  *.xz) xz -dc "$genome" >ref.fa ;;
-  *) cp "$genome" ref.fa ;;
+  *) genome_fasta "$genome" ref.fa ;;
 esac
+simulate_reads "$mode" "$length" "$pairs" "$seed" "$error" ref.fa sim
 if [ "$mode" = single ]; then
-  dwgsim -z "$seed" -N "$pairs" -1 "$length" -2 0 -e "$error" -r 0.001 ref.fa sim >/dev/null 2>&1
   reads=(sim.bwa.read1.fastq.gz) unit="reads"
 else
-  dwgsim -z "$seed" -N "$pairs" -1 "$length" -2 "$length" -e "$error" -E "$error" -r 0.001 -d 500 -s 50 -S 2 \
-    ref.fa sim >/dev/null 2>&1
   reads=(sim.bwa.read1.fastq.gz sim.bwa.read2.fastq.gz) unit="pairs"
 fi
 # timed NAME COMMAND...: runs it (output NAME.sam, log NAME.log), prints "wall_s peak_kb".

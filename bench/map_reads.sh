@@ -1,0 +1,23 @@
+# Sourced by the map benchmarks: the genome and the read sets of the map issue (dwgsim reads with
+# SNPs and small indels at 0.1 %, pairs 500 +- 50 bp apart).
+
+# genome_fasta GENOME OUT: GENOME (FASTA, plain or .xz) as the plain FASTA file OUT.
+genome_fasta() {
+  case $1 in
+    *.xz) xz -dc "$1" >"$2" ;;
+    *) cp "$1" "$2" ;;
+  esac
+}
+
+# simulate_reads MODE LENGTH COUNT SEED ERROR REF PREFIX: COUNT reads (MODE single) or pairs (paired)
+# of LENGTH bp from REF with ERROR errors per base, as PREFIX.bwa.read1.fastq.gz (and read2 for pairs).
+simulate_reads() {
+  local mode=$1 length=$2 count=$3 seed=$4 error=$5 ref=$6 prefix=$7
+  if [ "$mode" = single ]; then
+    dwgsim -z "$seed" -N "$count" -1 "$length" -2 0 -e "$error" -r 0.001 "$ref" "$prefix" >/dev/null 2>&1
+    rm -f "$prefix.bwa.read2.fastq.gz"  # dwgsim writes it empty
+  else
+    dwgsim -z "$seed" -N "$count" -1 "$length" -2 "$length" -e "$error" -E "$error" -r 0.001 -d 500 -s 50 -S 2 \
+      "$ref" "$prefix" >/dev/null 2>&1
+  fi
+}
