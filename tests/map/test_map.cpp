@@ -358,10 +358,12 @@ TEST(Mapq, FollowsTheScoreGap) {
   EXPECT_GT(mapq_from_scores(160, one, {}, 19, params), mapq_from_scores(160, three, {}, 19, params));
   // One mismatch (match + mismatch units) is 25 Phred points of evidence.
   EXPECT_EQ(mapq_from_scores(160, one, {}, 19, params), 25);
-  // One unit (a gap extension) leaves the placement wrong more than one time in five: MAPQ 0.
-  const std::vector<double> one_unit{159}, two_units{158};
-  EXPECT_EQ(mapq_from_scores(160, one_unit, {}, 19, params), 0);
-  EXPECT_GT(mapq_from_scores(160, two_units, {}, 19, params), 0);
+  // One unit (a gap extension) leaves the placement wrong about one time in four: MAPQ 6, the
+  // lowest named. Two such alternatives leave it wrong more often: MAPQ 0.
+  const std::vector<double> one_unit{159}, two_one_unit{159, 159}, two_units{158};
+  EXPECT_EQ(mapq_from_scores(160, one_unit, {}, 19, params), 6);
+  EXPECT_EQ(mapq_from_scores(160, two_one_unit, {}, 19, params), 0);
+  EXPECT_GT(mapq_from_scores(160, two_units, {}, 19, params), 6);
 }
 
 // One end placed once, its mate in a tandem pair of identical copies: the copy whose insert size is
@@ -391,9 +393,12 @@ TEST(Pairing, InsertSizeOddsBetweenEqualCopies) {
   // z = 0 against z = 2.4: odds e^2.88 = 17.8, wrong 1 in 18.8, Q12.7.
   EXPECT_EQ(mate_mapq_between_copies(620, 500, &chosen), 13);
   EXPECT_EQ(chosen, 500);
-  // z = 0.34 against z = 1.68 (a 67-letter tandem period): wrong 1 in 4.9, below Q7: MAPQ 0, the
-  // likelier copy still chosen.
-  EXPECT_EQ(mate_mapq_between_copies(517, 584, &chosen), 0);
+  // z = 0.34 against z = 1.68 (a 67-letter tandem period): wrong 1 in 4.9, Q6.9.
+  EXPECT_EQ(mate_mapq_between_copies(517, 584, &chosen), 7);
+  EXPECT_EQ(chosen, 517);
+  // z = 0.34 against z = 1.4 (a 53-letter period): wrong 1 in 3.5, below Q6: MAPQ 0, the likelier
+  // copy still chosen.
+  EXPECT_EQ(mate_mapq_between_copies(517, 570, &chosen), 0);
   EXPECT_EQ(chosen, 517);
   // Equal insert sizes: a coin toss.
   EXPECT_EQ(mate_mapq_between_copies(450, 550, &chosen), 0);
