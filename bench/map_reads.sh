@@ -10,14 +10,16 @@ genome_fasta() {
 }
 
 # simulate_reads MODE LENGTH COUNT SEED ERROR REF PREFIX: COUNT reads (MODE single) or pairs (paired)
-# of LENGTH bp from REF with ERROR errors per base, as PREFIX.bwa.read1.fastq.gz (and read2 for pairs).
+# of LENGTH bp from REF with ERROR errors per base, as PREFIX.bwa.read1.fastq.gz (and read2 for
+# pairs); dwgsim's other files (its empty mate file of single reads included) are removed.
 simulate_reads() {
   local mode=$1 length=$2 count=$3 seed=$4 error=$5 ref=$6 prefix=$7
   if [ "$mode" = single ]; then
     dwgsim -z "$seed" -N "$count" -1 "$length" -2 0 -e "$error" -r 0.001 "$ref" "$prefix" >/dev/null 2>&1
-    rm -f "$prefix.bwa.read2.fastq.gz"  # dwgsim writes it empty
+    rm -f "$prefix.bwa.read2.fastq.gz"
   else
     dwgsim -z "$seed" -N "$count" -1 "$length" -2 "$length" -e "$error" -E "$error" -r 0.001 -d 500 -s 50 -S 2 \
       "$ref" "$prefix" >/dev/null 2>&1
   fi
+  rm -f "$prefix".bfast.fastq.gz "$prefix".mutations.*
 }

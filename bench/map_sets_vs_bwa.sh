@@ -32,7 +32,6 @@ for seed; do
     for length in 150 100; do
       set=s${seed}_${mode}_${length}
       simulate_reads "$mode" "$length" "$reads_per_set" "$seed" 0.005 ref.fa "$set"
-      rm -f "$set".bfast.fastq.gz "$set".mutations.*
       files=("$set".bwa.read*.fastq.gz)
       for f in "${files[@]}"; do reversed "$f" >"${f%.fastq.gz}.reversed.fq"; done
       "$hyalign" map -t "$threads" ref.hymi "${files[@]}" 2>/dev/null >out.sam

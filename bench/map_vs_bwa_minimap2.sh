@@ -25,11 +25,7 @@ case $genome in
   *) genome_fasta "$genome" ref.fa ;;
 esac
 simulate_reads "$mode" "$length" "$pairs" "$seed" "$error" ref.fa sim
-if [ "$mode" = single ]; then
-  reads=(sim.bwa.read1.fastq.gz) unit="reads"
-else
-  reads=(sim.bwa.read1.fastq.gz sim.bwa.read2.fastq.gz) unit="pairs"
-fi
+reads=(sim.bwa.read*.fastq.gz) unit=$([ "$mode" = single ] && echo reads || echo pairs)
 # timed NAME COMMAND...: runs it (output NAME.sam, log NAME.log), prints "wall_s peak_kb".
 timed() {
   local name=$1
