@@ -48,17 +48,19 @@ std::uint32_t SeedFinder::common_prefix(std::string_view pattern, std::uint32_t 
 }
 
 // A search under way: the greedy scan along the query (the longest match from `next`, then on
-// from the letter after it) and, after a long seed with few copies, the searches inside it for
-// matches with more copies.
+// from the letter after it); after a long seed with few copies, the searches inside it for
+// matches with more copies; and after a seed that a mismatch ended, the search for a match across
+// that letter.
 struct SeedFinder::Search {
   SeedQuery query;
   std::uint32_t next = 0;     // the scan's next start
   std::uint32_t run_end = 0;  // end of the a/c/g/t run holding `next`
   std::uint32_t reseed_at = 0, reseed_last = 0, reseed_copies = 0;  // starts still to search inside a seed
+  std::uint32_t cross_at = 0;  // start of the search across a seed's end; 0 when none is due
   // The search under way: query letters [start, run_end), `copies` wanted, the rows of its first
   // `depth` letters.
   std::uint32_t start = 0, copies = 1, depth = 0;
-  bool reseeding = false;
+  bool side_search = false;  // a search inside or across a seed, which leaves the scan where it is
   long code = -1;
   index::SaInterval rows;
   std::string_view rest() const { return query.pattern.substr(start, run_end - start); }
@@ -68,13 +70,19 @@ bool SeedFinder::next_search(Search& s) const {
   if (s.reseed_copies > 0 && s.reseed_at <= s.reseed_last) {
     s.start = s.reseed_at;
     s.copies = s.reseed_copies;
-    s.reseeding = true;
+    s.side_search = true;
     s.reseed_at += min_seed_;
     return true;
   }
   s.reseed_copies = 0;
-  s.reseeding = false;
   s.copies = 1;
+  if (s.cross_at > 0) {
+    s.start = s.cross_at;
+    s.cross_at = 0;
+    s.side_search = true;
+    return true;
+  }
+  s.side_search = false;
   const std::string_view p = s.query.pattern;
   const auto n = static_cast<std::uint32_t>(p.size());
   while (s.next < n) {
@@ -129,13 +137,18 @@ void SeedFinder::finish_search(Search& s) const {
   if (match.length >= min_seed_) {
     add_match(index_.suffix_array(), match.rows.lo, match.rows.hi, s.start, match.length, max_occurrences_, s.query);
   }
-  if (s.reseeding) return;
+  if (s.side_search) return;
   if (match.length >= reseed_length_ && match.rows.size() <= kReseedMaxCopies) {
     s.reseed_at = s.start;
     s.reseed_last = s.start + match.length - min_seed_;
     s.reseed_copies = match.rows.size() + 1;
   }
-  s.next = s.start + match.length + 1;  // past the letter that ended the match
+  const std::uint32_t end = s.start + match.length;
+  // Every copy of the seed differs from the read at `end`; a copy that agrees there (the read's own
+  // copy where the seed came from a near-copy) would be passed over by the scan, so a match of
+  // min_seed letters ending just past it is sought.
+  if (match.length >= min_seed_ && end < s.run_end) s.cross_at = end + 1 - min_seed_;
+  s.next = end + 1;  // past the letter that ended the match
 }
 
 void SeedFinder::find(std::span<const SeedQuery> queries) const {

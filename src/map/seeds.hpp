@@ -3,7 +3,8 @@
 // suffix index. From the read's start, the longest match is taken and the search goes on after
 // the letter that ended it (so the seeds of a read with a few errors tile it). A long seed with few
 // copies is searched again from inside for shorter matches with more copies: the near-copies of a
-// repeat, which decide how sure a placement is.
+// repeat, which decide how sure a placement is. After a seed that a mismatch ended, a search across
+// that letter finds the copies that agree with the read there.
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -273,6 +273,27 @@ TEST_F(MapSteps, ReseedingFindsTheMutatedCopy) {
   EXPECT_GE(diagonals.size(), 3u);  // the forward copies, mutated one included
 }
 
+// A read whose scan starts in a near-copy: the near-copy matches the read's first 95 letters, the
+// read's own copy every letter but its 21st. The scan's seed ends where the near-copy differs; the
+// search across that letter must find the own copy there, which the scan passes over (and the
+// searches inside the seed, for letters both copies share, cannot reach).
+TEST_F(MapSteps, SeedAcrossAMismatchFindsTheCopyThatAgreesThere) {
+  const std::string read = random_bases(rng, 100);
+  std::string near = read, own = read;
+  near[95] = near[95] == 'a' ? 'c' : 'a';
+  own[20] = own[20] == 'a' ? 'c' : 'a';
+  const std::string chr = random_bases(rng, 3000) + near + random_bases(rng, 3000) + own + random_bases(rng, 3000);
+  const index::SuffixIndex two_copies = index::SuffixIndex::build(test::reference_of({chr}), 2);
+  const std::int64_t own_diagonal = 3000 + 100 + 3000;
+  std::vector<SeedHit> hits;
+  const SeedQuery query{read, false, &hits};
+  SeedFinder(two_copies, params).find({&query, 1});
+  const bool across = std::any_of(hits.begin(), hits.end(), [&](const SeedHit& h) {
+    return h.diagonal() == own_diagonal && h.query_begin <= 95 && h.query_begin + h.length > 95;
+  });
+  EXPECT_TRUE(across) << "no seed of the own copy covers the letter where the near-copy's seed ends";
+}
+
 // A mate placed among copies (here a worse one near the anchor and one elsewhere) is searched for
 // near the anchor's best place even so: its seeds may have missed a better copy there. The copy
 // the search finds is the pair's, with MAPQ 0 (the window may hold more copies as good). A mate
