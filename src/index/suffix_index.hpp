@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/host_device.hpp"
 #include "core/large_memory.hpp"
 #include "index/reference_text.hpp"
 
@@ -67,13 +68,6 @@ class SuffixIndex {
 inline double log4_of_length(std::size_t length) {
   return std::log(static_cast<double>(std::max<std::size_t>(length, 4))) / std::log(4.0);
 }
-
-// Functions the CUDA kernels call too.
-#ifdef __CUDACC__
-#define HYALIGN_HOST_DEVICE __host__ __device__
-#else
-#define HYALIGN_HOST_DEVICE
-#endif
 
 // 2-bit code of an a/c/g/t letter, -1 for any other byte.
 HYALIGN_HOST_DEVICE constexpr int base_code(char c) {

@@ -24,13 +24,26 @@ constexpr double kMinNamedPhred = 6;
 // pairing scores the pair's alternatives, as BWA-MEM does.
 constexpr double kNearCopyPhredPerSubstitution = 13.5;
 
-int near_copy_mapq(const Placement& p, std::int32_t read_length, int gap, const kernels::ExtendScoring& scoring) {
+// Phred points against the placement `p` per score unit of gap to a near copy.
+double near_copy_phred_per_unit(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring) {
   const double length = std::max(p.query_end - p.query_begin, 1);
   const double one_substitution = scoring.match + scoring.mismatch;
   const double score = p.score - alignment_bonus(p, read_length, scoring);  // SAM's AS
   const double identity = std::clamp(1.0 - (length * scoring.match - score) / one_substitution / length, 0.0, 1.0);
   const double shrink = (length <= 50 ? 1.0 : std::log(50.0) / std::log(length)) * identity * identity;
-  return static_cast<int>(kNearCopyPhredPerSubstitution * gap / one_substitution * shrink * shrink + 0.499);
+  return kNearCopyPhredPerSubstitution / one_substitution * shrink * shrink;
+}
+
+// The MAPQ that the copies within one substitution leave the placement: each is as likely as its
+// gap says, so n copies at the same gap take 10 log10(n) points more than one.
+int near_copies_mapq(const EndResult& end, std::int32_t read_length, const kernels::ExtendScoring& scoring) {
+  const int best = end.best().score, one_substitution = scoring.match + scoring.mismatch;
+  const double per_unit = near_copy_phred_per_unit(end.best(), read_length, scoring);
+  double odds = 0;  // of the near copies against the placement
+  for (int score : end.alternatives)
+    if (best - score <= one_substitution) odds += std::pow(10.0, -per_unit * std::max(0, best - score) / 10.0);
+  if (odds == 0) return kMaxMapq;
+  return std::clamp(static_cast<int>(-10.0 * std::log10(odds) + 0.499), 0, kMaxMapq);
 }
 
 }  // namespace
@@ -69,11 +82,8 @@ void set_single_end_mapq(EndResult& end, std::int32_t read_length, const MapPara
   }
   const int best = end.best().score;
   const std::vector<double> others(end.alternatives.begin(), end.alternatives.end());
-  end.mapq = mapq_from_scores(best, others, {}, unseen_alternative_score(params), params);
-  const int one_substitution = params.scoring.match + params.scoring.mismatch;
-  const int gap = best - (end.alternatives.empty() ? 0 : *std::max_element(end.alternatives.begin(), end.alternatives.end()));
-  if (!end.alternatives.empty() && gap <= one_substitution)
-    end.mapq = std::min(end.mapq, near_copy_mapq(end.best(), read_length, gap, params.scoring));
+  end.mapq = std::min(mapq_from_scores(best, others, {}, unseen_alternative_score(params), params),
+                      near_copies_mapq(end, read_length, params.scoring));
 }
 
 }  // namespace hyalign::map

@@ -49,14 +49,15 @@ std::uint32_t SeedFinder::common_prefix(std::string_view pattern, std::uint32_t 
 
 // A search under way: the greedy scan along the query (the longest match from `next`, then on
 // from the letter after it); after a long seed with few copies, the searches inside it for
-// matches with more copies; and after a seed that a mismatch ended, the search for a match across
-// that letter.
+// matches with more copies; and after each scan match, one search of min_seed letters ending at
+// or just past the match's end (side_search_start).
 struct SeedFinder::Search {
   SeedQuery query;
-  std::uint32_t next = 0;     // the scan's next start
-  std::uint32_t run_end = 0;  // end of the a/c/g/t run holding `next`
+  std::uint32_t next = 0;                    // the scan's next start
+  std::uint32_t run_begin = 0, run_end = 0;  // the a/c/g/t run holding `next`
   std::uint32_t reseed_at = 0, reseed_last = 0, reseed_copies = 0;  // starts still to search inside a seed
-  std::uint32_t cross_at = 0;  // start of the search across a seed's end; 0 when none is due
+  std::uint32_t side_at = 0;      // start of the search after a scan match; 0 when none is due
+  std::uint32_t side_floor = 0;   // where the next such search may begin
   // The search under way: query letters [start, run_end), `copies` wanted, the rows of its first
   // `depth` letters.
   std::uint32_t start = 0, copies = 1, depth = 0;
@@ -76,9 +77,9 @@ bool SeedFinder::next_search(Search& s) const {
   }
   s.reseed_copies = 0;
   s.copies = 1;
-  if (s.cross_at > 0) {
-    s.start = s.cross_at;
-    s.cross_at = 0;
+  if (s.side_at > 0) {
+    s.start = s.side_at;
+    s.side_at = 0;
     s.side_search = true;
     return true;
   }
@@ -91,7 +92,7 @@ bool SeedFinder::next_search(Search& s) const {
       continue;
     }
     if (s.run_end <= s.next) {
-      s.run_end = s.next;
+      s.run_begin = s.run_end = s.next;
       while (s.run_end < n && is_base(p[s.run_end])) ++s.run_end;
     }
     if (s.next + min_seed_ <= s.run_end) {
@@ -144,10 +145,7 @@ void SeedFinder::finish_search(Search& s) const {
     s.reseed_copies = match.rows.size() + 1;
   }
   const std::uint32_t end = s.start + match.length;
-  // Every copy of the seed differs from the read at `end`; a copy that agrees there (the read's own
-  // copy where the seed came from a near-copy) would be passed over by the scan, so a match of
-  // min_seed letters ending just past it is sought.
-  if (match.length >= min_seed_ && end < s.run_end) s.cross_at = end + 1 - min_seed_;
+  s.side_at = kernels::side_search_start(s.start, match.length, min_seed_, s.run_begin, s.run_end, s.side_floor);
   s.next = end + 1;  // past the letter that ended the match
 }
 

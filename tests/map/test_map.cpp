@@ -294,6 +294,27 @@ TEST_F(MapSteps, SeedAcrossAMismatchFindsTheCopyThatAgreesThere) {
   EXPECT_TRUE(across) << "no seed of the own copy covers the letter where the near-copy's seed ends";
 }
 
+// A read with three errors close together (letters 16, 25 and 48 of its own copy differ) and a
+// chance match elsewhere of its letters 17-29, longer than the own copy's 8 there. The scan's jump
+// past that match starts inside the own copy's 22 letters 26-47, too few of them left to seed; the
+// search reaching back from their end must find them, as a read's seeds would without the decoy.
+TEST_F(MapSteps, SeedThatAChanceMatchJumpedIntoIsFound) {
+  const std::string read = random_bases(rng, 100);
+  auto other = [](char c) { return c == 'a' ? 'c' : 'a'; };
+  std::string own = read;
+  for (int at : {16, 25, 48}) own[at] = other(own[at]);
+  const std::string decoy = read.substr(17, 13) + other(read[30]);
+  const std::string chr = random_bases(rng, 3000) + own + random_bases(rng, 3000) + decoy + random_bases(rng, 3000);
+  const index::SuffixIndex genome = index::SuffixIndex::build(test::reference_of({chr}), 2);
+  std::vector<SeedHit> hits;
+  const SeedQuery query{read, false, &hits};
+  SeedFinder(genome, params).find({&query, 1});
+  const bool found = std::any_of(hits.begin(), hits.end(), [](const SeedHit& h) {
+    return h.diagonal() == 3000 && h.query_begin >= 26 && h.query_begin + h.length <= 48;
+  });
+  EXPECT_TRUE(found) << "no seed of the own copy's letters 26-47";
+}
+
 // A mate placed among copies (here a worse one near the anchor and one elsewhere) is searched for
 // near the anchor's best place even so: its seeds may have missed a better copy there. The copy
 // the search finds is the pair's, with MAPQ 0 (the window may hold more copies as good). A mate
@@ -385,6 +406,26 @@ TEST(Mapq, FollowsTheScoreGap) {
   EXPECT_EQ(mapq_from_scores(160, one_unit, {}, 19, params), 6);
   EXPECT_EQ(mapq_from_scores(160, two_one_unit, {}, 19, params), 0);
   EXPECT_GT(mapq_from_scores(160, two_units, {}, 19, params), 6);
+}
+
+// A single read whose copies one substitution away are several: each is as likely as one alone
+// would be, so three take 10 log10(3) points more than one (an exact 100-letter placement: 10 with
+// one such copy, as BWA-MEM names it).
+TEST(Mapq, NearCopiesAddUp) {
+  MapParams params;
+  auto end_with_copies = [&](int copies) {
+    EndResult end;
+    Placement p = placement_at(false, 1000, 110);  // AS 100 and both ends' bonuses
+    p.query_begin = 0;
+    p.query_end = 100;
+    end.placements.push_back(p);
+    end.primary = 0;
+    end.alternatives.assign(static_cast<std::size_t>(copies), 105);
+    set_single_end_mapq(end, 100, params);
+    return end.mapq;
+  };
+  EXPECT_EQ(end_with_copies(1), 10);
+  EXPECT_EQ(end_with_copies(3), 5);
 }
 
 // One end placed once, its mate in a tandem pair of identical copies: the copy whose insert size is

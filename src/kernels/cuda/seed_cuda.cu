@@ -2,7 +2,7 @@
 // search's, in the same order, so the matches are the same: the greedy scan along the strand (the
 // longest match from a start, then on from the letter after it); after a long match with few
 // copies, the searches from every min_seed-th letter inside it for matches with one copy more; and
-// after a match that a mismatch ended, the search from min_seed - 1 letters before that letter.
+// after each scan match, the search that kernels::side_search_start places.
 #include "kernels/cuda/seed_cuda.hpp"
 
 #include <algorithm>
@@ -89,19 +89,20 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const std::uint32_t min_seed = params.min_seed, length = pattern.length;
   const std::uint32_t capacity = out_at[q + 1] - out_at[q];
   SeedMatch* found = out + out_at[q];
-  std::uint32_t count = 0, next = 0, run_end = 0, reseed_at = 0, reseed_last = 0, reseed_copies = 0, cross_at = 0;
+  std::uint32_t count = 0, next = 0, run_begin = 0, run_end = 0, reseed_at = 0, reseed_last = 0, reseed_copies = 0;
+  std::uint32_t side_at = 0, side_floor = 0;
   for (;;) {
     std::uint32_t start = 0, copies = 1;
     const bool reseeding = reseed_copies > 0 && reseed_at <= reseed_last;
-    const bool side_search = reseeding || cross_at > 0;
+    const bool side_search = reseeding || side_at > 0;
     if (reseeding) {
       start = reseed_at;
       copies = reseed_copies;
       reseed_at += min_seed;
-    } else if (cross_at > 0) {
+    } else if (side_at > 0) {
       reseed_copies = 0;
-      start = cross_at;
-      cross_at = 0;
+      start = side_at;
+      side_at = 0;
     } else {
       reseed_copies = 0;
       bool more = false;
@@ -111,7 +112,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
           continue;
         }
         if (run_end <= next) {
-          run_end = next;
+          run_begin = run_end = next;
           while (run_end < length && base_code(pattern.letters[run_end]) >= 0) ++run_end;
         }
         if (next + min_seed <= run_end) {
@@ -137,17 +138,16 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       reseed_last = start + match.length - min_seed;
       reseed_copies = rows_in(match.rows) + 1;
     }
-    const std::uint32_t end = start + match.length;
-    if (match.length >= min_seed && end < run_end) cross_at = end + 1 - min_seed;
-    next = end + 1;
+    side_at = side_search_start(start, match.length, min_seed, run_begin, run_end, side_floor);
+    next = start + match.length + 1;
   }
   counts[q] = count;
 }
 
 // At most this many matches of a strand of `length` letters: the scan's matches each take
-// min_seed + 1 letters but the last, each is followed by at most one search across its end, and
-// the searches inside a match of L letters number at most L / min_seed + 1.
-std::uint32_t most_matches(std::uint32_t length, std::uint32_t min_seed) { return 3 * length / min_seed + 4; }
+// min_seed + 1 letters but the last, the searches after scan matches begin half a seed apart or
+// more, and the searches inside a match of L letters number at most L / min_seed.
+std::uint32_t most_matches(std::uint32_t length, std::uint32_t min_seed) { return 4 * length / min_seed + 4; }
 
 class GpuSeedSearcher final : public SeedGpuSearcher {
  public:
