@@ -12,7 +12,7 @@
 # the xxHash header, ISA-L and htslib are taken from .deps/*.deb when present, since the GPU machine has
 # no package registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
 # libparasail8 libxxhash-dev libdivsufsort-dev libdivsufsort3 libisal-dev libisal2 libhts-dev libhts3
-# libhtscodecs2 libdeflate-dev libdeflate0 liblzma-dev minimap2 dwgsim samtools time)` where apt works, and
+# libhtscodecs2 libdeflate-dev libdeflate0 liblzma-dev libncurses6 libtinfo6 minimap2 dwgsim samtools time)` where apt works, and
 # carry .deps; the programs among them are put first on PATH.
 set -u
 cd "$(dirname "$0")/.."
