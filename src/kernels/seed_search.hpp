@@ -16,35 +16,54 @@ struct SeedSearchParams {
   std::uint32_t reseed_length = 29;  // matches this long with at most kReseedMaxCopies copies are searched inside
 };
 
-// Where the search after a scan match of `length` letters from `start` begins (0: none), in the
-// a/c/g/t run [run_begin, run_end). Such searches begin at least half a seed apart, `floor` on
-// (moved past the one returned), which bounds a strand's matches. Its min_seed letters end
-// - one past the end of a seed that a mismatch ended: every copy of the seed differs from the read
-//   at that letter, and a copy that agrees there (the read's own, when the seed came from a
-//   near-copy that matched longer from the read's start) would be passed over by the scan;
-// - at the end of a match too short to seed: the scan's jump past a longer match elsewhere (a
-//   chance match of the genome) may have begun after a seed of this copy began, as a read with a
-//   few errors close together has; this search reaches back to it.
-HYALIGN_HOST_DEVICE constexpr std::uint32_t side_search_start(std::uint32_t start, std::uint32_t length,
-                                                              std::uint32_t min_seed, std::uint32_t run_begin,
-                                                              std::uint32_t run_end, std::uint32_t& floor) {
-  const std::uint32_t end = start + length;
-  std::uint32_t at = 0;
-  if (length >= min_seed) {
-    if (end >= run_end) return 0;
-    at = end + 1 - min_seed;
-  } else {
-    if (end < run_begin + min_seed) return 0;
-    at = end - min_seed;
-  }
-  if (at < floor || at == 0) return 0;
+// After each match of the scan, one more seed may be sought (CPU and GPU alike):
+// - across the end of a seed that a mismatch ended, by a search from min_seed - 1 letters before
+//   that letter: every copy of the seed differs from the read there, and a copy that agrees (the
+//   read's own, when the seed came from a near-copy that matched longer from the read's start)
+//   would be passed over by the scan;
+// - back from the start of a match too short to seed, with one or two copies: the scan jumps past the
+//   longest match from a start, often a chance match of the genome, which can carry it into the
+//   middle of the read's own exact run with too few of its letters left to seed. The letters
+//   before the match that agree with a copy are added to it (BWA-MEM's backward extension), a
+//   match for each copy that makes a seed so.
+// The searches, and the backward extensions of a scan match, begin at least half a seed apart,
+// `floor` on, which bounds a strand's matches.
+HYALIGN_HOST_DEVICE constexpr bool claim_side_start(std::uint32_t at, std::uint32_t min_seed, std::uint32_t& floor) {
+  if (at < floor) return false;
   floor = at + (min_seed + 1) / 2;
-  return at;
+  return true;
 }
 
-// Query letters [begin, begin + length) equal the suffixes of rows [lo, hi).
+// The start of the search across the end of the scan's match [start, start + length) in the
+// a/c/g/t run ending at run_end, or 0 for none.
+HYALIGN_HOST_DEVICE constexpr std::uint32_t cross_search_start(std::uint32_t start, std::uint32_t length,
+                                                               std::uint32_t min_seed, std::uint32_t run_end,
+                                                               std::uint32_t& floor) {
+  const std::uint32_t end = start + length, at = end + 1 - min_seed;
+  return length >= min_seed && end < run_end && claim_side_start(at, min_seed, floor) ? at : 0;
+}
+
+inline constexpr std::uint32_t kBackExtendMaxCopies = 2;
+
+HYALIGN_HOST_DEVICE constexpr bool extends_back(std::uint32_t length, std::uint32_t copies, std::uint32_t min_seed) {
+  return length > 0 && length < min_seed && copies <= kBackExtendMaxCopies;
+}
+
+// The letters before the scan's match [start, start + length) of the run from run_begin that its
+// copy at text position `pos` shares, when with them it makes a seed; else 0.
+template <typename Letter>
+HYALIGN_HOST_DEVICE std::uint32_t back_extension(const Letter* pattern, std::uint32_t start, std::uint32_t length,
+                                                 std::uint32_t run_begin, const Letter* text, std::uint64_t pos,
+                                                 std::uint32_t min_seed) {
+  std::uint32_t back = 0;
+  while (back < start - run_begin && back < pos && pattern[start - 1 - back] == text[pos - 1 - back]) ++back;
+  return length + back >= min_seed ? back : 0;
+}
+
+// Query letters [begin, begin + length) equal the text from `back` letters before the suffixes of
+// rows [lo, hi) on (back: letters a backward extension added to the match of those rows).
 struct SeedMatch {
-  std::uint32_t begin = 0, length = 0, lo = 0, hi = 0;
+  std::uint32_t begin = 0, length = 0, lo = 0, hi = 0, back = 0;
   bool operator==(const SeedMatch&) const = default;
 };
 

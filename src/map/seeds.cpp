@@ -15,16 +15,15 @@ using kernels::kReseedMaxCopies;
 
 bool is_base(char c) { return index::base_code(c) >= 0; }
 
-// A match of query letters [begin, begin + length) held by suffix-array rows [lo, hi): a hit per
-// copy, or none and the query flagged repetitive when it has more than `max_occurrences` copies
-// (too repetitive to place a read by).
-void add_match(std::span<const std::uint32_t> sa, std::uint32_t lo, std::uint32_t hi, std::uint32_t begin,
-               std::uint32_t length, std::uint32_t max_occurrences, const SeedQuery& query) {
-  if (hi - lo > max_occurrences) {
+// A match (kernels::SeedMatch): a hit per copy, or none and the query flagged repetitive when it
+// has more than `max_occurrences` copies (too repetitive to place a read by).
+void add_match(std::span<const std::uint32_t> sa, const kernels::SeedMatch& m, std::uint32_t max_occurrences,
+               const SeedQuery& query) {
+  if (m.hi - m.lo > max_occurrences) {
     if (query.repetitive != nullptr) *query.repetitive = true;
     return;
   }
-  for (std::uint32_t r = lo; r < hi; ++r) query.hits->push_back({sa[r], begin, length, query.reverse});
+  for (std::uint32_t r = m.lo; r < m.hi; ++r) query.hits->push_back({sa[r] - m.back, m.begin, m.length, query.reverse});
 }
 
 }  // namespace
@@ -49,15 +48,14 @@ std::uint32_t SeedFinder::common_prefix(std::string_view pattern, std::uint32_t 
 
 // A search under way: the greedy scan along the query (the longest match from `next`, then on
 // from the letter after it); after a long seed with few copies, the searches inside it for
-// matches with more copies; and after each scan match, one search of min_seed letters ending at
-// or just past the match's end (side_search_start).
+// matches with more copies; and after a seed, the search across its end (kernels::seed_search.hpp).
 struct SeedFinder::Search {
   SeedQuery query;
   std::uint32_t next = 0;                    // the scan's next start
   std::uint32_t run_begin = 0, run_end = 0;  // the a/c/g/t run holding `next`
   std::uint32_t reseed_at = 0, reseed_last = 0, reseed_copies = 0;  // starts still to search inside a seed
-  std::uint32_t side_at = 0;      // start of the search after a scan match; 0 when none is due
-  std::uint32_t side_floor = 0;   // where the next such search may begin
+  std::uint32_t cross_at = 0;     // start of the search across a seed's end; 0 when none is due
+  std::uint32_t side_floor = 0;   // where the next such search or backward extension may begin
   // The search under way: query letters [start, run_end), `copies` wanted, the rows of its first
   // `depth` letters.
   std::uint32_t start = 0, copies = 1, depth = 0;
@@ -77,9 +75,9 @@ bool SeedFinder::next_search(Search& s) const {
   }
   s.reseed_copies = 0;
   s.copies = 1;
-  if (s.side_at > 0) {
-    s.start = s.side_at;
-    s.side_at = 0;
+  if (s.cross_at > 0) {
+    s.start = s.cross_at;
+    s.cross_at = 0;
     s.side_search = true;
     return true;
   }
@@ -135,18 +133,29 @@ void SeedFinder::read_rows(Search& s) const {
 
 void SeedFinder::finish_search(Search& s) const {
   const Match match = s.rows.empty() ? Match{} : longest_match(s.rest(), s.rows, s.depth, s.copies);
-  if (match.length >= min_seed_) {
-    add_match(index_.suffix_array(), match.rows.lo, match.rows.hi, s.start, match.length, max_occurrences_, s.query);
-  }
+  const auto sa = index_.suffix_array();
+  if (match.length >= min_seed_)
+    add_match(sa, {s.start, match.length, match.rows.lo, match.rows.hi}, max_occurrences_, s.query);
   if (s.side_search) return;
   if (match.length >= reseed_length_ && match.rows.size() <= kReseedMaxCopies) {
     s.reseed_at = s.start;
     s.reseed_last = s.start + match.length - min_seed_;
     s.reseed_copies = match.rows.size() + 1;
   }
-  const std::uint32_t end = s.start + match.length;
-  s.side_at = kernels::side_search_start(s.start, match.length, min_seed_, s.run_begin, s.run_end, s.side_floor);
-  s.next = end + 1;  // past the letter that ended the match
+  s.cross_at = kernels::cross_search_start(s.start, match.length, min_seed_, s.run_end, s.side_floor);
+  if (kernels::extends_back(match.length, match.rows.size(), min_seed_)) {
+    std::uint32_t backs[kernels::kBackExtendMaxCopies], most = 0;
+    for (std::uint32_t r = match.rows.lo; r < match.rows.hi; ++r) {
+      backs[r - match.rows.lo] = kernels::back_extension(s.query.pattern.data(), s.start, match.length, s.run_begin,
+                                                         index_.text().data(), sa[r], min_seed_);
+      most = std::max(most, backs[r - match.rows.lo]);
+    }
+    if (most > 0 && kernels::claim_side_start(s.start - most, min_seed_, s.side_floor))
+      for (std::uint32_t r = match.rows.lo; r < match.rows.hi; ++r)
+        if (const std::uint32_t back = backs[r - match.rows.lo]; back > 0)
+          add_match(sa, {s.start - back, match.length + back, r, r + 1, back}, max_occurrences_, s.query);
+  }
+  s.next = s.start + match.length + 1;  // past the letter that ended the match
 }
 
 void SeedFinder::find(std::span<const SeedQuery> queries) const {
@@ -243,7 +252,7 @@ class GpuSeeder final : public StrandSeeder {
     }
     for (std::size_t q = 0; q < queries.size(); ++q)
       for (std::uint32_t m = q == 0 ? 0 : ends_[q - 1]; m < ends_[q]; ++m)
-        add_match(sa_, matches_[m].lo, matches_[m].hi, matches_[m].begin, matches_[m].length, max_occurrences_, queries[q]);
+        add_match(sa_, matches_[m], max_occurrences_, queries[q]);
     return true;
   }
 

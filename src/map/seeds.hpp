@@ -3,9 +3,10 @@
 // suffix index. From the read's start, the longest match is taken and the search goes on after
 // the letter that ended it (so the seeds of a read with a few errors tile it). A long seed with few
 // copies is searched again from inside for shorter matches with more copies: the near-copies of a
-// repeat, which decide how sure a placement is. After each match of the scan, one more search
-// (kernels::side_search_start) finds the copies that agree with the read across the letter that
-// ended a seed, and the seeds that the scan's jump past a chance match began inside of.
+// repeat, which decide how sure a placement is. After a seed, a search across the letter that
+// ended it finds the copies that agree with the read there; a match too short to seed is extended
+// backwards, so a seed that the scan's jump past a chance match began inside of is found
+// (kernels/seed_search.hpp).
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -91,7 +91,7 @@ Found gpu_seeds(const index::SuffixIndex& index, const map::MapParams& params, k
         continue;
       }
       for (std::uint32_t row = match.lo; row < match.hi; ++row)
-        found.hits[r].push_back({sa[row], match.begin, match.length, false});
+        found.hits[r].push_back({sa[row] - match.back, match.begin, match.length, false});
     }
   }
   return found;

@@ -2,7 +2,8 @@
 // search's, in the same order, so the matches are the same: the greedy scan along the strand (the
 // longest match from a start, then on from the letter after it); after a long match with few
 // copies, the searches from every min_seed-th letter inside it for matches with one copy more; and
-// after each scan match, the search that kernels::side_search_start places.
+// after a seed, the search across its end, or after a match too short to seed, its extension
+// backwards (kernels/seed_search.hpp).
 #include "kernels/cuda/seed_cuda.hpp"
 
 #include <algorithm>
@@ -90,19 +91,19 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const std::uint32_t capacity = out_at[q + 1] - out_at[q];
   SeedMatch* found = out + out_at[q];
   std::uint32_t count = 0, next = 0, run_begin = 0, run_end = 0, reseed_at = 0, reseed_last = 0, reseed_copies = 0;
-  std::uint32_t side_at = 0, side_floor = 0;
+  std::uint32_t cross_at = 0, side_floor = 0;
   for (;;) {
     std::uint32_t start = 0, copies = 1;
     const bool reseeding = reseed_copies > 0 && reseed_at <= reseed_last;
-    const bool side_search = reseeding || side_at > 0;
+    const bool side_search = reseeding || cross_at > 0;
     if (reseeding) {
       start = reseed_at;
       copies = reseed_copies;
       reseed_at += min_seed;
-    } else if (side_at > 0) {
+    } else if (cross_at > 0) {
       reseed_copies = 0;
-      start = side_at;
-      side_at = 0;
+      start = cross_at;
+      cross_at = 0;
     } else {
       reseed_copies = 0;
       bool more = false;
@@ -138,16 +139,33 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       reseed_last = start + match.length - min_seed;
       reseed_copies = rows_in(match.rows) + 1;
     }
-    side_at = side_search_start(start, match.length, min_seed, run_begin, run_end, side_floor);
+    cross_at = cross_search_start(start, match.length, min_seed, run_end, side_floor);
+    if (extends_back(match.length, rows_in(match.rows), min_seed)) {
+      std::uint32_t backs[kBackExtendMaxCopies], most = 0;
+      for (unsigned r = match.rows.x; r < match.rows.y; ++r) {
+        backs[r - match.rows.x] = back_extension(pattern.letters, start, match.length, run_begin, ix.text, sa_at(ix, r), min_seed);
+        most = max(most, backs[r - match.rows.x]);
+      }
+      if (most > 0 && claim_side_start(start - most, min_seed, side_floor))
+        for (unsigned r = match.rows.x; r < match.rows.y; ++r) {
+          const std::uint32_t back = backs[r - match.rows.x];
+          if (back == 0) continue;
+          if (count < capacity) found[count] = {start - back, match.length + back, r, r + 1, back};
+          ++count;
+        }
+    }
     next = start + match.length + 1;
   }
   counts[q] = count;
 }
 
 // At most this many matches of a strand of `length` letters: the scan's matches each take
-// min_seed + 1 letters but the last, the searches after scan matches begin half a seed apart or
-// more, and the searches inside a match of L letters number at most L / min_seed.
-std::uint32_t most_matches(std::uint32_t length, std::uint32_t min_seed) { return 4 * length / min_seed + 4; }
+// min_seed + 1 letters but the last; the searches across their ends (a match each) and the
+// backward extensions (kBackExtendMaxCopies each) begin half a seed apart or more; and the
+// searches inside a match of L letters number at most L / min_seed.
+std::uint32_t most_matches(std::uint32_t length, std::uint32_t min_seed) {
+  return (2 + 2 * kBackExtendMaxCopies) * length / min_seed + 2 + kBackExtendMaxCopies;
+}
 
 class GpuSeedSearcher final : public SeedGpuSearcher {
  public:
