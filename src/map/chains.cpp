@@ -40,21 +40,34 @@ bool overlaps_mostly(const Chain& a, const Chain& b) {
   return 2 * (hi - lo) >= shorter;
 }
 
-// Keeps the chains not much lighter than a kept heavier one over the same read letters.
+// Keeps the chains not much lighter than a kept heavier one over the same read letters (BWA-MEM's
+// rule: lighter than -D of it, and by two seeds' letters at least), and of each kept chain the
+// heaviest one it would drop: the read's second-best place, whose score the MAPQ needs (with
+// sparse seeds a repeat's other copies often weigh half the best one's).
 std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const MapParams& params) {
   std::sort(chains.begin(), chains.end(), [](const Chain& a, const Chain& b) {
     return std::tie(b.weight, a.reverse, a.sequence, a.diagonal_min) <
            std::tie(a.weight, b.reverse, b.sequence, b.diagonal_min);
   });
+  const std::uint32_t min_gap = 2 * params.min_seed;
   std::vector<Chain> kept;
+  std::vector<char> shadow_kept;  // per kept chain: whether the heaviest one it drops is kept
   for (const Chain& chain : chains) {
-    bool light = false;
-    for (const Chain& better : kept)
-      if (overlaps_mostly(chain, better) && chain.weight < params.drop_ratio * better.weight) {
-        light = true;
+    std::size_t shadowed_by = kept.size();
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      const Chain& better = kept[k];
+      if (overlaps_mostly(chain, better) && chain.weight < params.drop_ratio * better.weight &&
+          better.weight - chain.weight >= min_gap) {
+        shadowed_by = k;
         break;
       }
-    if (!light) kept.push_back(chain);
+    }
+    if (shadowed_by < kept.size()) {
+      if (shadow_kept[shadowed_by]) continue;
+      shadow_kept[shadowed_by] = 1;
+    }
+    kept.push_back(chain);
+    shadow_kept.push_back(0);
     if (kept.size() == params.max_chains) break;
   }
   return kept;

@@ -26,6 +26,17 @@ Placement exact_placement(const Chain& chain, std::int32_t length, const kernels
   return p;
 }
 
+// Letters of the union of `spans`.
+std::uint32_t letters_covered(std::vector<LetterSpan> spans) {
+  std::sort(spans.begin(), spans.end(), [](const LetterSpan& a, const LetterSpan& b) { return a.begin < b.begin; });
+  std::uint32_t covered = 0, end = 0;
+  for (const LetterSpan& s : spans) {
+    if (s.end > std::max(s.begin, end)) covered += s.end - std::max(s.begin, end);
+    end = std::max(end, s.end);
+  }
+  return covered;
+}
+
 bool matches_whole_read(const Chain& chain, std::int32_t length) {
   return chain.diagonal_min == chain.diagonal_max && chain.query_begin == 0 &&
          chain.query_end == static_cast<std::uint32_t>(length) && chain.weight == static_cast<std::uint32_t>(length);
@@ -59,7 +70,8 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder
   for (std::size_t e = 0; e < ends.size(); ++e) {
     tasks[e] = {};
     for (int strand = 0; strand < 2; ++strand)
-      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[2 * e + strand], &tasks[e].repetitive});
+      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[2 * e + strand], &tasks[e].repetitive,
+                         &tasks[e].repetitive_spans[strand]});
   }
   seeder.find(queries);
   for (std::size_t e = 0; e < ends.size(); ++e) {
@@ -87,6 +99,7 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
   result = {};
   result.placements = tasks.exact;
   result.repetitive = tasks.repetitive;
+  for (int strand = 0; strand < 2; ++strand) result.repetitive_letters[strand] = letters_covered(tasks.repetitive_spans[strand]);
   for (std::size_t k = 0; k < tasks.ids.size(); ++k) {
     Placement p = aligner.placement(tasks.ids[k], tasks.reverse[k], tasks.query_begins[k]);
     if (p.score <= 0) continue;

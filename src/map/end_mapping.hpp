@@ -22,6 +22,7 @@ struct EndResult {
   std::vector<int> alternatives;  // scores of the other placements of the primary's letters
   std::uint32_t seed_weight = 0;
   bool repetitive = false;  // a seed of the read had more copies than -c: places may be missing
+  std::uint32_t repetitive_letters[2] = {0, 0};  // read letters such seeds cover, forward and reverse strand
   int mapq = 0;
   bool mapped() const { return primary >= 0; }
   const Placement& best() const { return placements[static_cast<std::size_t>(primary)]; }
@@ -43,6 +44,7 @@ struct EndTasks {
   std::vector<bool> reverse;
   std::vector<Placement> exact;  // chains that are one exact match of the whole read need no task
   bool repetitive = false;       // a seed had more copies than -c
+  std::vector<LetterSpan> repetitive_spans[2];  // the letters of those seeds, each strand's
 };
 
 class EndMapper {

@@ -23,6 +23,14 @@ int mapq_from_scores(double best, std::span<const double> others, std::span<cons
 // The score of an alternative the seeds could miss: one exact match of `min_seed` letters.
 int unseen_alternative_score(const MapParams& params);
 
+// The share of the read's letters on `p`'s strand that matched more than -c copies, copies the
+// seeds did not look at.
+double repetitive_share(const EndResult& end, const Placement& p, std::int32_t read_length);
+
+// `mapq` less the share of it that rests on letters whose copies were not looked at (BWA-MEM's
+// frac_rep rule): such copies may be alternatives as good.
+int discount_repeats(int mapq, double repetitive_share);
+
 // The single-end MAPQ of an end's primary placement, from its alternatives.
 void set_single_end_mapq(EndResult& end, std::int32_t read_length, const MapParams& params);
 

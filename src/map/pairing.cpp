@@ -164,6 +164,8 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
   if (best.score < unpaired) return false;
   // Each end's alternatives: the pairs through its other placements, and hypothetically the ends
   // placed unpaired.
+  const double repeats = (repetitive_share(first, first.placements[static_cast<std::size_t>(best.i)], length1) +
+                          repetitive_share(second, second.placements[static_cast<std::size_t>(best.j)], length2)) / 2;
   auto end_mapq = [&](EndResult& end, int chosen, bool is_first) {
     const Placement& mine = end.placements[static_cast<std::size_t>(chosen)];
     // A repeat's read placed by a search near its mate: the search reports the best place of a
@@ -174,7 +176,7 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
     for (const PairScore& p : pairs)
       if ((is_first ? p.i : p.j) != chosen) others.push_back(p.score);
     const double unseen = best.score - mine.score + unseen_alternative_score(params);
-    const int paired = mapq_from_scores(best.score, others, hypothetical, unseen, params);
+    const int paired = discount_repeats(mapq_from_scores(best.score, others, hypothetical, unseen, params), repeats);
     return chosen == end.primary ? std::max(end.mapq, std::min(paired, end.mapq + kPairedMapqBoost)) : paired;
   };
   const int q1 = end_mapq(first, best.i, true), q2 = end_mapq(second, best.j, false);

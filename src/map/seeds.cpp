@@ -21,6 +21,7 @@ void add_match(std::span<const std::uint32_t> sa, const kernels::SeedMatch& m, s
                const SeedQuery& query) {
   if (m.hi - m.lo > max_occurrences) {
     if (query.repetitive != nullptr) *query.repetitive = true;
+    if (query.repetitive_spans != nullptr) query.repetitive_spans->push_back({m.begin, m.begin + m.length});
     return;
   }
   for (std::uint32_t r = m.lo; r < m.hi; ++r) query.hits->push_back({sa[r] - m.back, m.begin, m.length, query.reverse});

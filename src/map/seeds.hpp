@@ -30,12 +30,18 @@ struct SeedHit {
   std::int64_t diagonal() const { return static_cast<std::int64_t>(text_pos) - query_begin; }
 };
 
+// Read letters [begin, end).
+struct LetterSpan {
+  std::uint32_t begin = 0, end = 0;
+};
+
 // One strand of one read to seed, and where its hits go.
 struct SeedQuery {
   std::string_view pattern;  // lower-case a/c/g/t; any other letter never matches
   bool reverse = false;
   std::vector<SeedHit>* hits = nullptr;
   bool* repetitive = nullptr;  // set when a seed had more copies than -c and was left out
+  std::vector<LetterSpan>* repetitive_spans = nullptr;  // the read letters of each seed left out so
 };
 
 class SeedFinder {

@@ -258,6 +258,26 @@ TEST_F(MapSteps, ChainsDoNotDependOnTheOrderOfHits) {
   }
 }
 
+// BWA-MEM's chain filter: a chain over the best one's letters is dropped when lighter than half
+// of it by two seeds' letters or more, but the heaviest one dropped is kept (the read's second
+// place, for XS and the MAPQ).
+TEST_F(MapSteps, LightChainsAreDroppedButTheBestOfThem) {
+  auto hit = [](std::uint32_t diagonal, std::uint32_t begin, std::uint32_t length) {
+    return SeedHit{diagonal + begin, begin, length, false};
+  };
+  auto diagonals_kept = [&](std::vector<SeedHit> hits) {
+    std::set<std::int64_t> kept;
+    for (const Chain& c : chain_seeds(hits, index.reference(), 100, params)) kept.insert(c.diagonal_min);
+    return kept;
+  };
+  // weights 100 (the best), 40 and 35 (light by 60 and 65 letters), 60 (not light)
+  const std::vector<SeedHit> hits{hit(1000, 0, 100), hit(5000, 50, 40), hit(9000, 50, 35), hit(13000, 20, 60)};
+  EXPECT_EQ(diagonals_kept(hits), (std::set<std::int64_t>{1000, 5000, 13000}));
+  // lighter than half by fewer than 2 * k = 38 letters: kept
+  const std::vector<SeedHit> close{hit(1000, 0, 60), hit(5000, 10, 29), hit(9000, 10, 28)};
+  EXPECT_EQ(diagonals_kept(close), (std::set<std::int64_t>{1000, 5000, 9000}));
+}
+
 TEST_F(MapSteps, ReseedingFindsTheMutatedCopy) {
   // A read from the element's mutated copy matches the exact copies in one long seed with the
   // mutation; reseeding must still reach every copy.
@@ -426,6 +446,26 @@ TEST(Mapq, NearCopiesAddUp) {
   };
   EXPECT_EQ(end_with_copies(1), 10);
   EXPECT_EQ(end_with_copies(3), 5);
+}
+
+// A read part of which matched more than -c copies, left unlooked at: its MAPQ keeps only the share
+// that rests on the other letters (BWA-MEM's frac_rep rule), on the placement's strand.
+TEST(Mapq, RepeatsNotLookedAtDiscountIt) {
+  MapParams params;
+  EndResult end;
+  Placement p = placement_at(true, 1000, 110);
+  p.query_begin = 0;
+  p.query_end = 100;
+  end.placements.push_back(p);
+  end.primary = 0;
+  set_single_end_mapq(end, 100, params);
+  EXPECT_EQ(end.mapq, 60);
+  end.repetitive_letters[0] = 80;  // the other strand's: no bearing
+  set_single_end_mapq(end, 100, params);
+  EXPECT_EQ(end.mapq, 60);
+  end.repetitive_letters[1] = 40;
+  set_single_end_mapq(end, 100, params);
+  EXPECT_EQ(end.mapq, 36);
 }
 
 // One end placed once, its mate in a tandem pair of identical copies: the copy whose insert size is
