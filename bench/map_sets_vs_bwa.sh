@@ -4,13 +4,13 @@
 # between equal copies with a hash of the read's index in the input, so the second comparison shows
 # how far a set's counts move by chance alone. Accuracy is dwgsim_eval's (bench/map_eval.cpp).
 # usage: bench/map_sets_vs_bwa.sh BUILD_DIR [SEED...]   (seeds 14 15 16 17 18)
-# env: READS (100000 reads or pairs a set), THREADS (nproc), GENOME (FASTA[.xz]; default the
-#      Klebsiella pneumoniae HS11286 assembly of kleborate-examples)
+# env: READS (100000 reads or pairs a set), THREADS (nproc), ERROR (0.005 errors per base),
+#      GENOME (FASTA[.xz]; default the Klebsiella pneumoniae HS11286 assembly of kleborate-examples)
 set -euo pipefail
 build=$(realpath "$1")
 shift
 [ $# -gt 0 ] || set -- 14 15 16 17 18
-reads_per_set=${READS:-100000} threads=${THREADS:-$(nproc)}
+reads_per_set=${READS:-100000} threads=${THREADS:-$(nproc)} error=${ERROR:-0.005}
 genome=${GENOME:-/usr/share/doc/kleborate/examples/data/Klebs_HS11286.fna.xz}
 hyalign=$build/hyalign eval=$build/bench/hyalign_map_eval
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,12 +26,12 @@ bwa index ref.fa 2>/dev/null
 reversed() { zcat "$1" | paste - - - - | tac | tr '\t' '\n'; }
 
 echo "# $(date -u +%F) $(uname -n), $(nproc) cores, commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
-echo "# genome $(basename "$genome"), $reads_per_set reads or pairs a set, seeds $*, $threads threads"
+echo "# genome $(basename "$genome"), $reads_per_set reads or pairs a set, $error errors per base, seeds $*, $threads threads"
 for seed; do
   for mode in paired single; do
     for length in 150 100; do
       set=s${seed}_${mode}_${length}
-      simulate_reads "$mode" "$length" "$reads_per_set" "$seed" 0.005 ref.fa "$set"
+      simulate_reads "$mode" "$length" "$reads_per_set" "$seed" "$error" ref.fa "$set"
       files=("$set".bwa.read*.fastq.gz)
       for f in "${files[@]}"; do reversed "$f" >"${f%.fastq.gz}.reversed.fq"; done
       "$hyalign" map -t "$threads" ref.hymi "${files[@]}" 2>/dev/null >out.sam
