@@ -70,7 +70,7 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder
   for (std::size_t e = 0; e < ends.size(); ++e) {
     tasks[e] = {};
     for (int strand = 0; strand < 2; ++strand)
-      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[2 * e + strand], &tasks[e].repetitive,
+      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[2 * e + strand], nullptr,
                          &tasks[e].repetitive_spans[strand]});
   }
   seeder.find(queries);
@@ -98,7 +98,6 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
   const std::int32_t read_length = letters.length();
   result = {};
   result.placements = tasks.exact;
-  result.repetitive = tasks.repetitive;
   for (int strand = 0; strand < 2; ++strand) result.repetitive_letters[strand] = letters_covered(tasks.repetitive_spans[strand]);
   for (std::size_t k = 0; k < tasks.ids.size(); ++k) {
     Placement p = aligner.placement(tasks.ids[k], tasks.reverse[k], tasks.query_begins[k]);

@@ -21,10 +21,11 @@ struct EndResult {
   int sub_score = 0;   // the best other placement of the primary's letters (XS)
   std::vector<int> alternatives;  // scores of the other placements of the primary's letters
   std::uint32_t seed_weight = 0;
-  bool repetitive = false;  // a seed of the read had more copies than -c: places may be missing
-  std::uint32_t repetitive_letters[2] = {0, 0};  // read letters such seeds cover, forward and reverse strand
+  // Read letters whose seeds had more than -c copies (places may be missing), forward and reverse strand.
+  std::uint32_t repetitive_letters[2] = {0, 0};
   int mapq = 0;
   bool mapped() const { return primary >= 0; }
+  bool repetitive() const { return repetitive_letters[0] + repetitive_letters[1] > 0; }
   const Placement& best() const { return placements[static_cast<std::size_t>(primary)]; }
 };
 
@@ -43,8 +44,7 @@ struct EndTasks {
   std::vector<std::int32_t> query_begins;  // where each chain's alignment likely starts on the read
   std::vector<bool> reverse;
   std::vector<Placement> exact;  // chains that are one exact match of the whole read need no task
-  bool repetitive = false;       // a seed had more copies than -c
-  std::vector<LetterSpan> repetitive_spans[2];  // the letters of those seeds, each strand's
+  std::vector<LetterSpan> repetitive_spans[2];  // each strand's seeds with more than -c copies
 };
 
 class EndMapper {

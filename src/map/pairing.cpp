@@ -19,7 +19,7 @@ bool placed_confidently(const EndResult& end) { return end.mapped() && end.mapq 
 // Whether the seeds placed `end` more than once near `score`, or left out a seed with too many
 // copies: a read of a repeat, whose seeds may miss copies of it, tandem ones next to a found one too.
 bool placed_among_copies(const EndResult& end, int score, const MapParams& params) {
-  if (end.repetitive) return true;
+  if (end.repetitive()) return true;
   int near = 0;
   for (const Placement& p : end.placements) near += !p.rescued && p.score >= score - params.unpaired_penalty;
   return near > 1;
