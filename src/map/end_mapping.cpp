@@ -70,8 +70,7 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder
   for (std::size_t e = 0; e < ends.size(); ++e) {
     tasks[e] = {};
     for (int strand = 0; strand < 2; ++strand)
-      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[2 * e + strand], nullptr,
-                         &tasks[e].repetitive_spans[strand]});
+      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[2 * e + strand], &tasks[e].repetitive_spans[strand]});
   }
   seeder.find(queries);
   for (std::size_t e = 0; e < ends.size(); ++e) {

@@ -15,13 +15,12 @@ using kernels::kReseedMaxCopies;
 
 bool is_base(char c) { return index::base_code(c) >= 0; }
 
-// A match (kernels::SeedMatch): a hit per copy, or none and the query flagged repetitive when it
+// A match (kernels::SeedMatch): a hit per copy, or none and its letters noted repetitive when it
 // has more than `max_occurrences` copies (too repetitive to place a read by).
 void add_match(std::span<const std::uint32_t> sa, const kernels::SeedMatch& m, std::uint32_t max_occurrences,
                const SeedQuery& query) {
   if (m.hi - m.lo > max_occurrences) {
-    if (query.repetitive != nullptr) *query.repetitive = true;
-    if (query.repetitive_spans != nullptr) query.repetitive_spans->push_back({m.begin, m.begin + m.length});
+    if (query.repetitive != nullptr) query.repetitive->push_back({m.begin, m.begin + m.length});
     return;
   }
   for (std::uint32_t r = m.lo; r < m.hi; ++r) query.hits->push_back({sa[r] - m.back, m.begin, m.length, query.reverse});

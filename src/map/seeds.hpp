@@ -40,8 +40,7 @@ struct SeedQuery {
   std::string_view pattern;  // lower-case a/c/g/t; any other letter never matches
   bool reverse = false;
   std::vector<SeedHit>* hits = nullptr;
-  bool* repetitive = nullptr;  // set when a seed had more copies than -c and was left out
-  std::vector<LetterSpan>* repetitive_spans = nullptr;  // the read letters of each seed left out so
+  std::vector<LetterSpan>* repetitive = nullptr;  // the letters of each seed left out for more than -c copies
 };
 
 class SeedFinder {
@@ -75,7 +74,7 @@ class SeedFinder {
 kernels::SeedSearchParams seed_search_params(const MapParams& params);
 
 // Seeds a worker's strands, on the CPU or on a GPU: the same hits in the same order (each strand's
-// in the order its search meets them) and the same repetitive flags.
+// in the order its search meets them) and the same repetitive letters.
 class StrandSeeder {
  public:
   virtual ~StrandSeeder() = default;

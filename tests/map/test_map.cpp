@@ -166,11 +166,11 @@ struct SeededReads {
 
 SeededReads seed_with(StrandSeeder& seeder, const std::vector<std::string>& reads, bool reverse) {
   SeededReads out{std::vector<std::vector<SeedHit>>(reads.size()), std::vector<char>(reads.size(), 0)};
-  std::unique_ptr<bool[]> repetitive(new bool[reads.size()]());
+  std::vector<std::vector<LetterSpan>> repetitive(reads.size());
   std::vector<SeedQuery> queries;
   for (std::size_t k = 0; k < reads.size(); ++k) queries.push_back({reads[k], reverse, &out.hits[k], &repetitive[k]});
   seeder.find(queries);
-  for (std::size_t k = 0; k < reads.size(); ++k) out.repetitive[k] = repetitive[k];
+  for (std::size_t k = 0; k < reads.size(); ++k) out.repetitive[k] = !repetitive[k].empty();
   return out;
 }
 

@@ -66,11 +66,11 @@ struct Found {
 
 Found cpu_seeds(const index::SuffixIndex& index, const map::MapParams& params, const std::vector<std::string>& reads) {
   Found found{std::vector<std::vector<map::SeedHit>>(reads.size()), std::vector<char>(reads.size(), 0)};
-  std::unique_ptr<bool[]> repetitive(new bool[reads.size()]());
+  std::vector<std::vector<map::LetterSpan>> repetitive(reads.size());
   std::vector<map::SeedQuery> queries;
   for (std::size_t r = 0; r < reads.size(); ++r) queries.push_back({reads[r], false, &found.hits[r], &repetitive[r]});
   map::SeedFinder(index, params).find(queries);
-  for (std::size_t r = 0; r < reads.size(); ++r) found.repetitive[r] = repetitive[r];
+  for (std::size_t r = 0; r < reads.size(); ++r) found.repetitive[r] = !repetitive[r].empty();
   return found;
 }
 
