@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/host_device.hpp"
+#include "index/suffix_index.hpp"
 
 namespace hyalign::kernels {
 
@@ -58,6 +59,63 @@ HYALIGN_HOST_DEVICE std::uint32_t back_extension(const Letter* pattern, std::uin
   std::uint32_t back = 0;
   while (back < start - run_begin && back < pos && pattern[start - 1 - back] == text[pos - 1 - back]) ++back;
   return length + back >= min_seed ? back : 0;
+}
+
+// The third round of seeding (BWA-MEM's): from the strand's start on, the shortest match of more
+// than min_seed letters with fewer than kRareMaxCopies copies, all of them seeds, then on from the
+// letter after it. It runs after the scan and finds the copies of a repeat family that the longest
+// matches pass over: when a read's errors make another copy match longer, its own copy is met by no
+// longest match, and the read's place would be named sure on the wrong copy.
+inline constexpr std::uint32_t kRareMaxCopies = 20;
+inline constexpr std::uint32_t kRareWindowRows = 2 * kRareMaxCopies;  // rows read around where a pattern sorts
+
+// The next start at or after `at` of a pattern of `length` letters with `letters` a/c/g/t letters
+// from it on, and the a/c/g/t run [run_begin, run_end) holding it; false when none is left.
+template <typename Letter>
+HYALIGN_HOST_DEVICE bool next_run_start(const Letter* pattern, std::uint32_t length, std::uint32_t letters,
+                                        std::uint32_t& at, std::uint32_t& run_begin, std::uint32_t& run_end) {
+  while (at < length) {
+    if (index::base_code(static_cast<char>(pattern[at])) < 0) {
+      ++at;
+      continue;
+    }
+    if (run_end <= at) {
+      run_begin = run_end = at;
+      while (run_end < length && index::base_code(static_cast<char>(pattern[run_end])) >= 0) ++run_end;
+    }
+    if (at + letters <= run_end) return true;
+    at = run_end + 1;
+  }
+  return false;
+}
+
+// Of `n` neighbouring suffix-array rows whose first shared[r] letters a pattern shares (rows
+// around where it sorts, so the counts rise to a peak and fall), the shortest prefix of at least
+// min_length letters that fewer than kRareMaxCopies rows hold, and those rows [first, last).
+struct RareRows {
+  std::uint32_t length = 0, first = 0, last = 0;
+};
+HYALIGN_HOST_DEVICE inline RareRows shortest_rare_prefix(const std::uint32_t* shared, std::uint32_t n,
+                                                         std::uint32_t min_length) {
+  std::uint32_t peak = 0;
+  for (std::uint32_t r = 1; r < n; ++r)
+    if (shared[r] > shared[peak]) peak = r;
+  // The longest prefix that kRareMaxCopies rows hold: widen from the peak towards the longer side.
+  std::uint32_t held = 0;
+  if (n >= kRareMaxCopies) {
+    std::uint32_t lo = peak, hi = peak + 1;
+    held = shared[peak];
+    while (hi - lo < kRareMaxCopies) {
+      const std::uint32_t r = lo > 0 && (hi == n || shared[lo - 1] >= shared[hi]) ? --lo : hi++;
+      held = held < shared[r] ? held : shared[r];
+    }
+  }
+  RareRows rare{held + 1 > min_length ? held + 1 : min_length, peak, peak};
+  if (n == 0 || shared[peak] < rare.length) return rare;
+  rare.last = peak + 1;
+  while (rare.first > 0 && shared[rare.first - 1] >= rare.length) --rare.first;
+  while (rare.last < n && shared[rare.last] >= rare.length) ++rare.last;
+  return rare;
 }
 
 // Query letters [begin, begin + length) equal the text from `back` letters before the suffixes of

@@ -96,6 +96,11 @@ std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::Referenc
     return std::make_tuple(a.reverse, a.diagonal(), a.query_begin, a.length) <
            std::make_tuple(b.reverse, b.diagonal(), b.query_begin, b.length);
   });
+  // The same match found by two of the search's rounds.
+  hits.erase(std::unique(hits.begin(), hits.end(), [](const SeedHit& a, const SeedHit& b) {
+               return a.reverse == b.reverse && a.text_pos == b.text_pos && a.query_begin == b.query_begin &&
+                      a.length == b.length;
+             }), hits.end());
   const std::int64_t max_step = params.band_margin, max_spread = std::max<std::int64_t>(read_length, max_step);
   // Chains still open to hits on later diagonals, each as the hits it holds.
   struct Building {

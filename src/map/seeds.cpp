@@ -11,9 +11,9 @@ namespace hyalign::map {
 namespace {
 
 using kernels::kDirectRows;
+using kernels::kRareMaxCopies;
+using kernels::kRareWindowRows;
 using kernels::kReseedMaxCopies;
-
-bool is_base(char c) { return index::base_code(c) >= 0; }
 
 // A match (kernels::SeedMatch): a hit per copy, or none and its letters noted repetitive when it
 // has more than `max_occurrences` copies (too repetitive to place a read by).
@@ -48,11 +48,13 @@ std::uint32_t SeedFinder::common_prefix(std::string_view pattern, std::uint32_t 
 
 // A search under way: the greedy scan along the query (the longest match from `next`, then on
 // from the letter after it); after a long seed with few copies, the searches inside it for
-// matches with more copies; and after a seed, the search across its end (kernels::seed_search.hpp).
+// matches with more copies; after a seed, the search across its end; and after the scan, the third
+// round's searches for matches with few copies (kernels::seed_search.hpp).
 struct SeedFinder::Search {
   SeedQuery query;
-  std::uint32_t next = 0;                    // the scan's next start
+  std::uint32_t next = 0;                    // the scan's next start, then the third round's
   std::uint32_t run_begin = 0, run_end = 0;  // the a/c/g/t run holding `next`
+  bool third_round = false;
   std::uint32_t reseed_at = 0, reseed_last = 0, reseed_copies = 0;  // starts still to search inside a seed
   std::uint32_t cross_at = 0;     // start of the search across a seed's end; 0 when none is due
   std::uint32_t side_floor = 0;   // where the next such search or backward extension may begin
@@ -84,22 +86,17 @@ bool SeedFinder::next_search(Search& s) const {
   s.side_search = false;
   const std::string_view p = s.query.pattern;
   const auto n = static_cast<std::uint32_t>(p.size());
-  while (s.next < n) {
-    if (!is_base(p[s.next])) {
-      ++s.next;
-      continue;
-    }
-    if (s.run_end <= s.next) {
-      s.run_begin = s.run_end = s.next;
-      while (s.run_end < n && is_base(p[s.run_end])) ++s.run_end;
-    }
-    if (s.next + min_seed_ <= s.run_end) {
+  if (!s.third_round) {
+    if (kernels::next_run_start(p.data(), n, min_seed_, s.next, s.run_begin, s.run_end)) {
       s.start = s.next;
       return true;
     }
-    s.next = s.run_end + 1;
+    s.third_round = true;
+    s.next = s.run_begin = s.run_end = 0;
   }
-  return false;
+  if (!kernels::next_run_start(p.data(), n, min_seed_ + 1, s.next, s.run_begin, s.run_end)) return false;
+  s.start = s.next;
+  return true;
 }
 
 void SeedFinder::look_up_prefix(Search& s) const {
@@ -124,14 +121,29 @@ void SeedFinder::read_rows(Search& s) const {
       s.depth = index_.prefix_letters();
     }
   }
-  if (s.rows.size() <= kDirectRows) {
+  if (s.rows.size() <= rows_read_whole(s)) {
     const std::uint32_t* sa = index_.suffix_array().data();
     __builtin_prefetch(sa + s.rows.lo);
     __builtin_prefetch(sa + s.rows.hi - 1);
   }
 }
 
+std::uint32_t SeedFinder::rows_read_whole(const Search& s) { return s.third_round ? kRareWindowRows : kDirectRows; }
+
+void SeedFinder::finish_third_round_search(Search& s) const {
+  const std::string_view rest = s.rest();
+  const Match match = s.rows.empty() ? Match{min_seed_ + 1, {}} : rare_match(rest, s.rows, s.depth);
+  if (match.length > rest.size()) {  // the run ends first
+    s.next = s.run_end + 1;
+    return;
+  }
+  if (!match.rows.empty())
+    add_match(index_.suffix_array(), {s.start, match.length, match.rows.lo, match.rows.hi}, max_occurrences_, s.query);
+  s.next = s.start + match.length;
+}
+
 void SeedFinder::finish_search(Search& s) const {
+  if (s.third_round) return finish_third_round_search(s);
   const Match match = s.rows.empty() ? Match{} : longest_match(s.rest(), s.rows, s.depth, s.copies);
   const auto sa = index_.suffix_array();
   if (match.length >= min_seed_)
@@ -171,7 +183,7 @@ void SeedFinder::find(std::span<const SeedQuery> queries) const {
     for (Search* s : active) look_up_prefix(*s);
     for (Search* s : active) read_rows(*s);
     for (Search* s : active)
-      if (s->rows.size() <= kDirectRows)
+      if (s->rows.size() <= rows_read_whole(*s))
         for (std::uint32_t r = s->rows.lo; r < s->rows.hi; ++r) __builtin_prefetch(text + sa[r] + s->depth);
     std::size_t kept = 0;
     for (Search* s : active) {
@@ -209,6 +221,22 @@ SeedFinder::Match SeedFinder::longest_match(std::string_view pattern, index::SaI
   while (first > lo && shared[first - 1 - lo] >= best) --first;
   while (last < hi && shared[last - lo] >= best) ++last;
   return {best, {first, last}};
+}
+
+SeedFinder::Match SeedFinder::rare_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth) const {
+  // Rows holding fewer than kRareMaxCopies copies of a prefix lie within that many of where the
+  // pattern sorts; a small interval is read whole.
+  const auto& sa = index_.suffix_array();
+  std::uint32_t lo = rows.lo, hi = rows.hi;
+  if (rows.size() > kRareWindowRows) {
+    const std::uint32_t at = index_.insertion_row(rows, pattern, depth);
+    lo = at - std::min(at - rows.lo, kRareMaxCopies);
+    hi = std::min(rows.hi, at + kRareMaxCopies);
+  }
+  std::uint32_t shared[kRareWindowRows];
+  for (std::uint32_t r = lo; r < hi; ++r) shared[r - lo] = common_prefix(pattern, sa[r], depth);
+  const kernels::RareRows rare = kernels::shortest_rare_prefix(shared, hi - lo, min_seed_ + 1);
+  return {rare.length, {lo + rare.first, lo + rare.last}};
 }
 
 kernels::SeedSearchParams seed_search_params(const MapParams& params) {

@@ -6,7 +6,9 @@
 // repeat, which decide how sure a placement is. After a seed, a search across the letter that
 // ended it finds the copies that agree with the read there; a match too short to seed is extended
 // backwards, so a seed that the scan's jump past a chance match began inside of is found
-// (kernels/seed_search.hpp).
+// (kernels/seed_search.hpp). Last, BWA-MEM's third round: from the read's start on, the shortest
+// match with fewer than 20 copies, every copy a seed, finds the near-identical copies of a repeat
+// family that the longest matches pass over.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -61,9 +63,16 @@ class SeedFinder {
   void look_up_prefix(Search& s) const;
   void read_rows(Search& s) const;
   void finish_search(Search& s) const;
+  void finish_third_round_search(Search& s) const;
+  // Suffix-array intervals at most this big are read whole, not searched.
+  static std::uint32_t rows_read_whole(const Search& s);
   // The longest prefix of `pattern` found at least `copies` times, given the rows of its first
   // `depth` letters.
   Match longest_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth, std::uint32_t copies) const;
+  // The third round's match: the shortest prefix of `pattern` longer than min_seed letters with
+  // fewer than kernels::kRareMaxCopies copies (its rows may be none), given the rows of its first
+  // `depth` letters.
+  Match rare_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth) const;
   std::uint32_t common_prefix(std::string_view pattern, std::uint32_t text_pos, std::uint32_t from) const;
 
   const index::SuffixIndex& index_;

@@ -248,7 +248,8 @@ TEST(ExtendScalar, TracebackNearTheBestCellEqualsTheWholeBand) {
       ASSERT_EQ(cigar_of(near), cigar_of(whole)) << "band " << t.band << ", length " << t.query.size();
       const long long most = static_cast<long long>(t.query.size()) * scoring.match + scoring.clip5 + scoring.clip3 -
                              scoring.gap_open - whole.best.score;
-      narrowed += whole.best.score > 0 && 2 * most / scoring.gap_extend + 1 < t.band;
+      const long long near_band = most / scoring.gap_extend + most / (scoring.gap_extend + scoring.match) + 1;
+      narrowed += whole.best.score > 0 && near_band < t.band;
     }
   }
   EXPECT_GT(narrowed, 500) << "too few tasks had a narrower band: the test checks little";

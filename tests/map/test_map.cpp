@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -95,20 +96,86 @@ TEST_F(MapSteps, SeedsAreExactMatchesWithEveryCopy) {
     std::vector<SeedHit> hits;
     const SeedQuery query{read, false, &hits};
     finder.find({&query, 1});
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> copies;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::set<std::uint32_t>> copies;  // (begin, length): places
     for (const SeedHit& h : hits) {
       ASSERT_GE(h.length, params.min_seed);
       const std::string seed = read.substr(h.query_begin, h.length);
       ASSERT_EQ(text.compare(h.text_pos, h.length, seed), 0) << "seed is not an exact match";
-      ++copies[{h.query_begin, h.length}];
+      copies[{h.query_begin, h.length}].insert(h.text_pos);
     }
-    for (const auto& [seed, n] : copies)
-      EXPECT_EQ(n, count_occurrences(text, read.substr(seed.first, seed.second))) << "a copy is missing";
+    for (const auto& [seed, places] : copies)
+      EXPECT_EQ(places.size(), count_occurrences(text, read.substr(seed.first, seed.second))) << "a copy is missing";
     // The scan starts with the longest match of the read's first letters.
     const std::size_t first = longest_occurring_prefix(text, read);
     const bool found_first = copies.count({0u, static_cast<std::uint32_t>(first)}) > 0;
     EXPECT_EQ(found_first, first >= params.min_seed) << read;
   }
+}
+
+// BWA-MEM's third round by brute force: from the read's start on, the shortest match of more than
+// k letters with fewer than 20 copies (on one strand), then on from the letter after it. Every
+// copy of each such match must be a seed. The genome is a family of 45 copies of an element, each
+// with a few mutations of its own, so that short matches have 20 copies or more and longer ones
+// fewer; reads come from the copies with errors, on either strand.
+TEST_F(MapSteps, ThirdRoundSeedsEveryCopyOfTheShortestRareMatch) {
+  const std::string element = random_bases(rng, 150);
+  std::string chr = random_bases(rng, 300);
+  for (int copy = 0; copy < 45; ++copy) {
+    std::string e = element;
+    for (int k = 0; k < 3; ++k) e[rng() % e.size()] = "acgt"[rng() % 4];
+    chr += e + random_bases(rng, 200);
+  }
+  const index::SuffixIndex family = index::SuffixIndex::build(test::reference_of({chr}), 2);
+  const std::string& text = family.reference().text;
+  const SeedFinder finder(family, params);
+  std::size_t rare_seeds = 0, repeated_prefixes = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::string read = text.substr(rng() % (chr.size() - 100), 100);
+    for (char& c : read)
+      if (rng() % 100 == 0) c = "acgt"[rng() % 4];
+    if (trial % 2) read = reverse_complement(read);
+    std::vector<SeedHit> hits;
+    const SeedQuery query{read, false, &hits};
+    finder.find({&query, 1});
+    std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> found;
+    for (const SeedHit& h : hits) found.insert({h.text_pos, h.query_begin, h.length});
+    for (std::size_t x = 0; x + params.min_seed + 1 <= read.size();) {
+      std::size_t length = params.min_seed + 1;
+      while (x + length <= read.size() && count_occurrences(text, read.substr(x, length)) >= 20) ++length;
+      if (x + length > read.size()) break;
+      repeated_prefixes += length > params.min_seed + 1;
+      const std::string match = read.substr(x, length);
+      for (std::size_t at = text.find(match); at != std::string::npos; at = text.find(match, at + 1), ++rare_seeds)
+        EXPECT_TRUE(found.count({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(x),
+                                 static_cast<std::uint32_t>(length)}))
+            << "read " << read << ": no seed of " << match << " at " << at;
+      x += length;
+    }
+  }
+  EXPECT_GT(rare_seeds, 500u);
+  EXPECT_GT(repeated_prefixes, 50u) << "too few prefixes with 20 copies: the test checks little";
+}
+
+// A read from a family of three copies: near copy A differs from it at letter 95 only, B at 5 and
+// 97, the read's own copy at 10 and 90 (its sequencing errors). The longest matches (the scan's,
+// the searches inside them for one copy more, the search across their ends) all prefer A and B;
+// the third round's match of letters 20-39, which all three copies hold, seeds the own copy.
+TEST_F(MapSteps, ThirdRoundSeedsTheCopyLongerMatchesPassOver) {
+  const std::string read = random_bases(rng, 100);
+  auto changed = [&](std::initializer_list<int> at) {
+    std::string copy = read;
+    for (int k : at) copy[k] = copy[k] == 'a' ? 'c' : 'a';
+    return copy;
+  };
+  const std::string chr = random_bases(rng, 2000) + changed({95}) + random_bases(rng, 2000) + changed({5, 97}) +
+                          random_bases(rng, 2000) + changed({10, 90}) + random_bases(rng, 2000);
+  const index::SuffixIndex family = index::SuffixIndex::build(test::reference_of({chr}), 2);
+  const std::int64_t own_diagonal = 3 * 2000 + 2 * 100;
+  std::vector<SeedHit> hits;
+  const SeedQuery query{read, false, &hits};
+  SeedFinder(family, params).find({&query, 1});
+  EXPECT_TRUE(std::any_of(hits.begin(), hits.end(), [&](const SeedHit& h) { return h.diagonal() == own_diagonal; }))
+      << "the read's own copy has no seed";
 }
 
 TEST_F(MapSteps, LockstepSeedingEqualsOneQueryAtATime) {

@@ -3,7 +3,8 @@
 // longest match from a start, then on from the letter after it); after a long match with few
 // copies, the searches from every min_seed-th letter inside it for matches with one copy more; and
 // after a seed, the search across its end, or after a match too short to seed, its extension
-// backwards (kernels/seed_search.hpp).
+// backwards; and after the scan, the third round's searches for matches with few copies
+// (kernels/seed_search.hpp).
 #include "kernels/cuda/seed_cuda.hpp"
 
 #include <algorithm>
@@ -65,6 +66,21 @@ __device__ Match longest_match(const DeviceIndex& ix, Pattern p, uint2 rows, uns
   return {best, make_uint2(first, last)};
 }
 
+// SeedFinder::rare_match: the shortest prefix of p longer than min_seed letters with fewer than
+// kRareMaxCopies copies, and its rows (maybe none), given the rows of its first `depth` letters.
+__device__ Match rare_match(const DeviceIndex& ix, Pattern p, uint2 rows, unsigned depth, unsigned min_seed) {
+  unsigned lo = rows.x, hi = rows.y;
+  if (rows_in(rows) > kRareWindowRows) {
+    const unsigned at = insertion_row(ix, rows, p.letters, p.length, depth);
+    lo = at - min(at - rows.x, kRareMaxCopies);
+    hi = min(rows.y, at + kRareMaxCopies);
+  }
+  unsigned shared[kRareWindowRows];
+  for (unsigned r = lo; r < hi; ++r) shared[r - lo] = text_prefix(ix, p, sa_at(ix, r), depth);
+  const RareRows rare = shortest_rare_prefix(shared, hi - lo, min_seed + 1);
+  return {rare.length, make_uint2(lo + rare.first, lo + rare.last)};
+}
+
 // The rows a search starts from (SeedFinder::read_rows): the prefix's bucket, the whole suffix
 // array where the prefix has too few copies but a match may be shorter than it, or none.
 __device__ uint2 start_rows(const DeviceIndex& ix, Pattern rest, unsigned copies, unsigned min_seed, unsigned& depth) {
@@ -92,7 +108,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   SeedMatch* found = out + out_at[q];
   std::uint32_t count = 0, next = 0, run_begin = 0, run_end = 0, reseed_at = 0, reseed_last = 0, reseed_copies = 0;
   std::uint32_t cross_at = 0, side_floor = 0;
-  for (;;) {
+  for (;;) {  // the scan
     std::uint32_t start = 0, copies = 1;
     const bool reseeding = reseed_copies > 0 && reseed_at <= reseed_last;
     const bool side_search = reseeding || cross_at > 0;
@@ -106,24 +122,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       cross_at = 0;
     } else {
       reseed_copies = 0;
-      bool more = false;
-      while (next < length) {
-        if (base_code(pattern.letters[next]) < 0) {
-          ++next;
-          continue;
-        }
-        if (run_end <= next) {
-          run_begin = run_end = next;
-          while (run_end < length && base_code(pattern.letters[run_end]) >= 0) ++run_end;
-        }
-        if (next + min_seed <= run_end) {
-          start = next;
-          more = true;
-          break;
-        }
-        next = run_end + 1;
-      }
-      if (!more) break;
+      if (!next_run_start(pattern.letters, length, min_seed, next, run_begin, run_end)) break;
+      start = next;
     }
     const Pattern rest{pattern.letters + start, run_end - start};
     std::uint32_t depth = 0;
@@ -156,15 +156,31 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     }
     next = start + match.length + 1;
   }
+  for (next = run_begin = run_end = 0; next_run_start(pattern.letters, length, min_seed + 1, next, run_begin, run_end);) {
+    const Pattern rest{pattern.letters + next, run_end - next};
+    std::uint32_t depth = 0;
+    const uint2 rows = start_rows(ix, rest, 1, min_seed, depth);
+    const Match match = rows_in(rows) == 0 ? Match{min_seed + 1} : rare_match(ix, rest, rows, depth, min_seed);
+    if (match.length > rest.length) {  // the run ends first
+      next = run_end + 1;
+      continue;
+    }
+    if (rows_in(match.rows) > 0) {
+      if (count < capacity) found[count] = {next, match.length, match.rows.x, match.rows.y};
+      ++count;
+    }
+    next += match.length;
+  }
   counts[q] = count;
 }
 
 // At most this many matches of a strand of `length` letters: the scan's matches each take
 // min_seed + 1 letters but the last; the searches across their ends (a match each) and the
 // backward extensions (kBackExtendMaxCopies each) begin half a seed apart or more; and the
-// searches inside a match of L letters number at most L / min_seed.
+// searches inside a match of L letters number at most L / min_seed; the third round's matches
+// take more than min_seed letters each.
 std::uint32_t most_matches(std::uint32_t length, std::uint32_t min_seed) {
-  return (2 + 2 * kBackExtendMaxCopies) * length / min_seed + 2 + kBackExtendMaxCopies;
+  return (3 + 2 * kBackExtendMaxCopies) * length / min_seed + 2 + kBackExtendMaxCopies;
 }
 
 class GpuSeedSearcher final : public SeedGpuSearcher {

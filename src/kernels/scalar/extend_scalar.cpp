@@ -141,11 +141,15 @@ ExtendAlignment extend_align_scalar(const ExtendTask& task, const ExtendScoring&
 ExtendAlignment extend_align_near(const ExtendTask& task, const ExtendScoring& scoring, const ExtendScore& best) {
   const long long m = static_cast<long long>(task.query.size()), w = task.band_width;
   if (best.score <= 0 || scoring.gap_extend <= 0) return extend_align_scalar(task, scoring);
-  const long long most_gap_letters =
-      std::max(0LL, (m * scoring.match + scoring.clip5 + scoring.clip3 - scoring.gap_open - best.score) / scoring.gap_extend);
+  // A path scoring `best` loses at most `slack` to its gaps. Each deleted letter costs gap_extend
+  // and moves the path's earlier cells a diagonal down; each inserted one costs gap_extend and the
+  // match it forgoes, and moves them a diagonal up.
+  const long long slack = std::max(0LL, m * scoring.match + scoring.clip5 + scoring.clip3 - scoring.gap_open - best.score);
+  const long long most_deleted = slack / scoring.gap_extend;
+  const long long most_inserted = slack / (scoring.gap_extend + std::max(0, scoring.match));
   const long long last_diagonal = best.target_end - best.query_end;
-  const long long lo = std::max(0LL, last_diagonal - most_gap_letters);
-  const long long hi = std::min(w - 1, last_diagonal + most_gap_letters);
+  const long long lo = std::max(0LL, last_diagonal - most_deleted);
+  const long long hi = std::min(w - 1, last_diagonal + most_inserted);
   if (lo == 0 && hi == w - 1) return extend_align_scalar(task, scoring);
   const ExtendTask near{task.query, task.target + lo, static_cast<std::uint32_t>(hi - lo + 1)};
   ExtendAlignment out = extend_align_scalar(near, scoring);
