@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <tuple>
 
+#include "core/nucleotides.hpp"
+#include "kernels/extend_kernel.hpp"
+
 namespace hyalign::map {
 namespace {
 
@@ -40,37 +43,68 @@ bool overlaps_mostly(const Chain& a, const Chain& b) {
   return 2 * (hi - lo) >= shorter;
 }
 
+// The best local score of the read's letters against the text along one diagonal, without gaps.
+int ungapped_score(std::span<const std::uint8_t> read, const index::ReferenceText& reference, std::int64_t diagonal,
+                   const kernels::ExtendScoring& scoring) {
+  const std::string& text = reference.text;
+  int best = 0, run = 0;
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    const std::int64_t at = diagonal + static_cast<std::int64_t>(i);
+    const std::uint8_t t = at >= 0 && at < static_cast<std::int64_t>(text.size())
+                               ? base_code_of(text[static_cast<std::size_t>(at)])
+                               : kernels::kWallCode;
+    run = std::max(0, run + scoring.letter_score(read[i], t));
+    best = std::max(best, run);
+  }
+  return best;
+}
+
 // Keeps the chains not much lighter than a kept heavier one over the same read letters (BWA-MEM's
-// rule: lighter than -D of it, and by two seeds' letters at least), and of each kept chain the
-// heaviest one it would drop: the read's second-best place, whose score the MAPQ needs (with
-// sparse seeds a repeat's other copies often weigh half the best one's).
-std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const MapParams& params) {
+// rule: lighter than -D of it, and by two seeds' letters at least), and of each kept chain the one
+// it drops whose diagonal matches the read best: the read's second-best place, whose score the
+// MAPQ needs. (The heaviest one, BWA-MEM's pick, is often a tandem repeat's unit that shares a
+// stretch of the read while a near copy of the whole read weighs a letter less.)
+std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::ReferenceText& reference,
+                                     const std::span<const std::uint8_t> (&read)[2], const MapParams& params) {
   std::sort(chains.begin(), chains.end(), [](const Chain& a, const Chain& b) {
     return std::tie(b.weight, a.reverse, a.sequence, a.diagonal_min) <
            std::tie(a.weight, b.reverse, b.sequence, b.diagonal_min);
   });
   const std::uint32_t min_gap = 2 * params.min_seed;
-  std::vector<Chain> kept;
-  std::vector<char> shadow_kept;  // per kept chain: whether the heaviest one it drops is kept
-  for (const Chain& chain : chains) {
-    std::size_t shadowed_by = kept.size();
+  std::vector<std::size_t> kept;                // indices into chains, heaviest first
+  std::vector<std::size_t> shadow;              // per kept chain: the dropped chain it keeps, or none
+  std::vector<int> shadow_score;
+  for (std::size_t c = 0; c < chains.size() && kept.size() < params.max_chains; ++c) {
+    const Chain& chain = chains[c];
+    std::size_t by = kept.size();
     for (std::size_t k = 0; k < kept.size(); ++k) {
-      const Chain& better = kept[k];
+      const Chain& better = chains[kept[k]];
       if (overlaps_mostly(chain, better) && chain.weight < params.drop_ratio * better.weight &&
           better.weight - chain.weight >= min_gap) {
-        shadowed_by = k;
+        by = k;
         break;
       }
     }
-    if (shadowed_by < kept.size()) {
-      if (shadow_kept[shadowed_by]) continue;
-      shadow_kept[shadowed_by] = 1;
+    if (by == kept.size()) {
+      kept.push_back(c);
+      shadow.push_back(chains.size());
+      shadow_score.push_back(-1);
+      continue;
     }
-    kept.push_back(chain);
-    shadow_kept.push_back(0);
-    if (kept.size() == params.max_chains) break;
+    const auto strand = read[chain.reverse ? 1 : 0];
+    const int score = std::max(ungapped_score(strand, reference, chain.diagonal_min, params.scoring),
+                               ungapped_score(strand, reference, chain.diagonal_max, params.scoring));
+    if (score > shadow_score[by]) shadow[by] = c, shadow_score[by] = score;
   }
-  return kept;
+  std::vector<std::size_t> chosen = kept;
+  for (std::size_t s : shadow)
+    if (s < chains.size()) chosen.push_back(s);
+  std::sort(chosen.begin(), chosen.end());
+  chosen.resize(std::min<std::size_t>(chosen.size(), params.max_chains));
+  std::vector<Chain> out;
+  out.reserve(chosen.size());
+  for (std::size_t c : chosen) out.push_back(chains[c]);
+  return out;
 }
 
 // The chain of hits[first, last) (sorted by diagonal).
@@ -90,7 +124,8 @@ Chain make_chain(std::vector<SeedHit>& hits, std::size_t first, std::size_t last
 }  // namespace
 
 std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
-                               std::uint32_t read_length, const MapParams& params) {
+                               const std::span<const std::uint8_t> (&read)[2], const MapParams& params) {
+  const auto read_length = static_cast<std::uint32_t>(read[0].size());
   // A total order: the chains do not depend on the order the seed search (CPU or GPU) found hits in.
   std::sort(hits.begin(), hits.end(), [](const SeedHit& a, const SeedHit& b) {
     return std::make_tuple(a.reverse, a.diagonal(), a.query_begin, a.length) <
@@ -132,7 +167,7 @@ std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::Referenc
     else open.push_back({{h}, sequence});
   }
   for (Building& b : open) close(b);
-  return drop_light_chains(std::move(chains), params);
+  return drop_light_chains(std::move(chains), reference, read, params);
 }
 
 }  // namespace hyalign::map

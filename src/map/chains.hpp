@@ -1,8 +1,10 @@
 #pragma once
 // Seeds grouped by locus: hits on one strand of one reference sequence whose diagonals (reference
 // position minus read position) lie close together are one chain, a candidate place for the read.
-// Chains much lighter than a better one over the same read letters are dropped before alignment.
+// Chains much lighter than a better one over the same read letters are dropped before alignment,
+// but for the one of them whose diagonal matches the read best: the read's second place.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "index/reference_text.hpp"
@@ -19,8 +21,9 @@ struct Chain {
   std::uint32_t query_begin = 0, query_end = 0;  // the seeds' span on the read
 };
 
-// `hits` is reordered. Chains come out heaviest first, at most params.max_chains.
+// `hits` is reordered; `read` holds the read's letter codes, forward and reverse complement.
+// Chains come out heaviest first, at most params.max_chains.
 std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
-                               std::uint32_t read_length, const MapParams& params);
+                               const std::span<const std::uint8_t> (&read)[2], const MapParams& params);
 
 }  // namespace hyalign::map

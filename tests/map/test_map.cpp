@@ -70,6 +70,12 @@ Placement placement_at(bool reverse, std::int64_t begin, int score) {
   return p;
 }
 
+EndLetters letters_of(const std::string& read) {
+  EndLetters letters;
+  letters.assign(read);
+  return letters;
+}
+
 class MapSteps : public ::testing::Test {
  protected:
   std::mt19937 rng{7};
@@ -315,8 +321,10 @@ TEST_F(MapSteps, ChainsDoNotDependOnTheOrderOfHits) {
     finder.find(queries);
     std::vector<SeedHit> shuffled = hits;
     std::shuffle(shuffled.begin(), shuffled.end(), rng);
-    const auto a = chain_seeds(hits, index.reference(), 150, params);
-    const auto b = chain_seeds(shuffled, index.reference(), 150, params);
+    const EndLetters letters = letters_of(read);
+    const std::span<const std::uint8_t> strands[2] = {letters.codes[0], letters.codes[1]};
+    const auto a = chain_seeds(hits, index.reference(), strands, params);
+    const auto b = chain_seeds(shuffled, index.reference(), strands, params);
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t k = 0; k < a.size(); ++k)
       EXPECT_TRUE(a[k].reverse == b[k].reverse && a[k].diagonal_min == b[k].diagonal_min &&
@@ -326,23 +334,28 @@ TEST_F(MapSteps, ChainsDoNotDependOnTheOrderOfHits) {
 }
 
 // BWA-MEM's chain filter: a chain over the best one's letters is dropped when lighter than half
-// of it by two seeds' letters or more, but the heaviest one dropped is kept (the read's second
-// place, for XS and the MAPQ).
+// of it by two seeds' letters or more, but of those dropped, the one whose diagonal matches the
+// read best is kept (the read's second place, for XS and the MAPQ), lighter or not.
 TEST_F(MapSteps, LightChainsAreDroppedButTheBestOfThem) {
   auto hit = [](std::uint32_t diagonal, std::uint32_t begin, std::uint32_t length) {
     return SeedHit{diagonal + begin, begin, length, false};
   };
-  auto diagonals_kept = [&](std::vector<SeedHit> hits) {
+  const std::string& text = index.reference().text;
+  auto diagonals_kept = [&](std::vector<SeedHit> hits, std::size_t read_from) {
+    const EndLetters letters = letters_of(text.substr(read_from, 100));
+    const std::span<const std::uint8_t> strands[2] = {letters.codes[0], letters.codes[1]};
     std::set<std::int64_t> kept;
-    for (const Chain& c : chain_seeds(hits, index.reference(), 100, params)) kept.insert(c.diagonal_min);
+    for (const Chain& c : chain_seeds(hits, index.reference(), strands, params)) kept.insert(c.diagonal_min);
     return kept;
   };
-  // weights 100 (the best), 40 and 35 (light by 60 and 65 letters), 60 (not light)
+  // weights 100 (the best), 40 and 35 (light by 60 and 65 letters), 60 (not light); the read is
+  // the text along diagonal 5000, then along 9000
   const std::vector<SeedHit> hits{hit(1000, 0, 100), hit(5000, 50, 40), hit(9000, 50, 35), hit(13000, 20, 60)};
-  EXPECT_EQ(diagonals_kept(hits), (std::set<std::int64_t>{1000, 5000, 13000}));
+  EXPECT_EQ(diagonals_kept(hits, 5000), (std::set<std::int64_t>{1000, 5000, 13000}));
+  EXPECT_EQ(diagonals_kept(hits, 9000), (std::set<std::int64_t>{1000, 9000, 13000}));
   // lighter than half by fewer than 2 * k = 38 letters: kept
   const std::vector<SeedHit> close{hit(1000, 0, 60), hit(5000, 10, 29), hit(9000, 10, 28)};
-  EXPECT_EQ(diagonals_kept(close), (std::set<std::int64_t>{1000, 5000, 9000}));
+  EXPECT_EQ(diagonals_kept(close, 1000), (std::set<std::int64_t>{1000, 5000, 9000}));
 }
 
 TEST_F(MapSteps, ReseedingFindsTheMutatedCopy) {
