@@ -1,11 +1,13 @@
 #include "map/chains.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <string_view>
 #include <cstdlib>
 #include <tuple>
 
-#include "core/nucleotides.hpp"
-#include "kernels/extend_kernel.hpp"
 
 namespace hyalign::map {
 namespace {
@@ -43,29 +45,31 @@ bool overlaps_mostly(const Chain& a, const Chain& b) {
   return 2 * (hi - lo) >= shorter;
 }
 
-// The best local score of the read's letters against the text along one diagonal, without gaps.
-int ungapped_score(std::span<const std::uint8_t> read, const index::ReferenceText& reference, std::int64_t diagonal,
-                   const kernels::ExtendScoring& scoring) {
-  const std::string& text = reference.text;
-  int best = 0, run = 0;
-  for (std::size_t i = 0; i < read.size(); ++i) {
-    const std::int64_t at = diagonal + static_cast<std::int64_t>(i);
-    const std::uint8_t t = at >= 0 && at < static_cast<std::int64_t>(text.size())
-                               ? base_code_of(text[static_cast<std::size_t>(at)])
-                               : kernels::kWallCode;
-    run = std::max(0, run + scoring.letter_score(read[i], t));
-    best = std::max(best, run);
+// Letters of `read` that differ from the text along `diagonal` (letters off the text differ).
+std::uint32_t mismatches(std::string_view read, const std::string& text, std::int64_t diagonal) {
+  const auto n = static_cast<std::int64_t>(read.size()), size = static_cast<std::int64_t>(text.size());
+  const std::int64_t first = std::clamp<std::int64_t>(-diagonal, 0, n), last = std::clamp<std::int64_t>(size - diagonal, first, n);
+  std::uint32_t differ = static_cast<std::uint32_t>(first + (n - last));
+  std::int64_t i = first;
+  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL, kHigh = 0x8080808080808080ULL;
+  for (; i + 8 <= last; i += 8) {  // eight letters per step: the bytes that differ have their high bit set
+    std::uint64_t a, b;
+    std::memcpy(&a, read.data() + i, 8);
+    std::memcpy(&b, text.data() + diagonal + i, 8);
+    const std::uint64_t x = a ^ b;
+    differ += static_cast<std::uint32_t>(std::popcount((((x & kLow7) + kLow7) | x) & kHigh));
   }
-  return best;
+  for (; i < last; ++i) differ += read[static_cast<std::size_t>(i)] != text[static_cast<std::size_t>(diagonal + i)];
+  return differ;
 }
 
 // Keeps the chains not much lighter than a kept heavier one over the same read letters (BWA-MEM's
 // rule: lighter than -D of it, and by two seeds' letters at least), and of each kept chain the one
-// it drops whose diagonal matches the read best: the read's second-best place, whose score the
-// MAPQ needs. (The heaviest one, BWA-MEM's pick, is often a tandem repeat's unit that shares a
+// it drops whose diagonal (its first, or its last) differs from the read in fewest letters: the
+// read's second-best place, whose score the MAPQ needs. (The heaviest one, BWA-MEM's pick, is often a tandem repeat's unit that shares a
 // stretch of the read while a near copy of the whole read weighs a letter less.)
 std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::ReferenceText& reference,
-                                     const std::span<const std::uint8_t> (&read)[2], const MapParams& params) {
+                                     const std::string_view (&read)[2], const MapParams& params) {
   std::sort(chains.begin(), chains.end(), [](const Chain& a, const Chain& b) {
     return std::tie(b.weight, a.reverse, a.sequence, a.diagonal_min) <
            std::tie(a.weight, b.reverse, b.sequence, b.diagonal_min);
@@ -73,7 +77,7 @@ std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::Ref
   const std::uint32_t min_gap = 2 * params.min_seed;
   std::vector<std::size_t> kept;                // indices into chains, heaviest first
   std::vector<std::size_t> shadow;              // per kept chain: the dropped chain it keeps, or none
-  std::vector<int> shadow_score;
+  std::vector<std::uint32_t> shadow_differ;
   for (std::size_t c = 0; c < chains.size() && kept.size() < params.max_chains; ++c) {
     const Chain& chain = chains[c];
     std::size_t by = kept.size();
@@ -88,13 +92,14 @@ std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::Ref
     if (by == kept.size()) {
       kept.push_back(c);
       shadow.push_back(chains.size());
-      shadow_score.push_back(-1);
+      shadow_differ.push_back(std::numeric_limits<std::uint32_t>::max());
       continue;
     }
-    const auto strand = read[chain.reverse ? 1 : 0];
-    const int score = std::max(ungapped_score(strand, reference, chain.diagonal_min, params.scoring),
-                               ungapped_score(strand, reference, chain.diagonal_max, params.scoring));
-    if (score > shadow_score[by]) shadow[by] = c, shadow_score[by] = score;
+    const std::string_view strand = read[chain.reverse ? 1 : 0];
+    std::uint32_t differ = mismatches(strand, reference.text, chain.diagonal_min);
+    if (chain.diagonal_max != chain.diagonal_min)
+      differ = std::min(differ, mismatches(strand, reference.text, chain.diagonal_max));
+    if (differ < shadow_differ[by]) shadow[by] = c, shadow_differ[by] = differ;
   }
   std::vector<std::size_t> chosen = kept;
   for (std::size_t s : shadow)
@@ -124,7 +129,7 @@ Chain make_chain(std::vector<SeedHit>& hits, std::size_t first, std::size_t last
 }  // namespace
 
 std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
-                               const std::span<const std::uint8_t> (&read)[2], const MapParams& params) {
+                               const std::string_view (&read)[2], const MapParams& params) {
   const auto read_length = static_cast<std::uint32_t>(read[0].size());
   // A total order: the chains do not depend on the order the seed search (CPU or GPU) found hits in.
   std::sort(hits.begin(), hits.end(), [](const SeedHit& a, const SeedHit& b) {

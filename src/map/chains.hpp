@@ -4,7 +4,7 @@
 // Chains much lighter than a better one over the same read letters are dropped before alignment,
 // but for the one of them whose diagonal matches the read best: the read's second place.
 #include <cstdint>
-#include <span>
+#include <string_view>
 #include <vector>
 
 #include "index/reference_text.hpp"
@@ -21,9 +21,10 @@ struct Chain {
   std::uint32_t query_begin = 0, query_end = 0;  // the seeds' span on the read
 };
 
-// `hits` is reordered; `read` holds the read's letter codes, forward and reverse complement.
+// `hits` is reordered; `read` holds the read's letters as the seeds' search text, forward and
+// reverse complement.
 // Chains come out heaviest first, at most params.max_chains.
 std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
-                               const std::span<const std::uint8_t> (&read)[2], const MapParams& params);
+                               const std::string_view (&read)[2], const MapParams& params);
 
 }  // namespace hyalign::map

@@ -78,7 +78,7 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder
     EndTasks& t = tasks[e];
     std::vector<SeedHit>& end_hits = hits[2 * e];
     end_hits.insert(end_hits.end(), hits[2 * e + 1].begin(), hits[2 * e + 1].end());
-    const std::span<const std::uint8_t> read[2] = {letters.codes[0], letters.codes[1]};
+    const std::string_view read[2] = {letters.pattern[0], letters.pattern[1]};
     for (const Chain& chain : chain_seeds(end_hits, index_.reference(), read, params_)) {
       if (matches_whole_read(chain, letters.length())) {
         t.exact.push_back(exact_placement(chain, letters.length(), params_.scoring));

@@ -322,7 +322,7 @@ TEST_F(MapSteps, ChainsDoNotDependOnTheOrderOfHits) {
     std::vector<SeedHit> shuffled = hits;
     std::shuffle(shuffled.begin(), shuffled.end(), rng);
     const EndLetters letters = letters_of(read);
-    const std::span<const std::uint8_t> strands[2] = {letters.codes[0], letters.codes[1]};
+    const std::string_view strands[2] = {letters.pattern[0], letters.pattern[1]};
     const auto a = chain_seeds(hits, index.reference(), strands, params);
     const auto b = chain_seeds(shuffled, index.reference(), strands, params);
     ASSERT_EQ(a.size(), b.size());
@@ -343,7 +343,7 @@ TEST_F(MapSteps, LightChainsAreDroppedButTheBestOfThem) {
   const std::string& text = index.reference().text;
   auto diagonals_kept = [&](std::vector<SeedHit> hits, std::size_t read_from) {
     const EndLetters letters = letters_of(text.substr(read_from, 100));
-    const std::span<const std::uint8_t> strands[2] = {letters.codes[0], letters.codes[1]};
+    const std::string_view strands[2] = {letters.pattern[0], letters.pattern[1]};
     std::set<std::int64_t> kept;
     for (const Chain& c : chain_seeds(hits, index.reference(), strands, params)) kept.insert(c.diagonal_min);
     return kept;
