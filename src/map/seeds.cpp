@@ -194,20 +194,26 @@ void SeedFinder::find(std::span<const SeedQuery> queries) const {
   }
 }
 
+index::SaInterval SeedFinder::read_neighbours(std::string_view pattern, index::SaInterval rows, std::uint32_t depth,
+                                              std::uint32_t around, std::uint32_t whole, std::uint32_t* shared) const {
+  std::uint32_t lo = rows.lo, hi = rows.hi;
+  if (rows.size() > whole) {
+    const std::uint32_t at = index_.insertion_row(rows, pattern, depth);
+    lo = at - std::min(at - rows.lo, around);
+    hi = std::min(rows.hi, at + around);
+  }
+  const auto& sa = index_.suffix_array();
+  for (std::uint32_t r = lo; r < hi; ++r) shared[r - lo] = common_prefix(pattern, sa[r], depth);
+  return {lo, hi};
+}
+
 SeedFinder::Match SeedFinder::longest_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth,
                                             std::uint32_t copies) const {
   // The rows holding pattern[0, L) for any L lie next to where the pattern sorts; the longest
   // prefix with `copies` rows is the best minimum over `copies` neighbouring rows. A small interval
   // is read whole instead of searched.
-  const auto& sa = index_.suffix_array();
-  std::uint32_t lo = rows.lo, hi = rows.hi;
-  if (rows.size() > kDirectRows) {
-    const std::uint32_t at = index_.insertion_row(rows, pattern, depth);
-    lo = at - std::min(at - rows.lo, copies);
-    hi = std::min(rows.hi, at + copies);
-  }
   std::uint32_t shared[kDirectRows];
-  for (std::uint32_t r = lo; r < hi; ++r) shared[r - lo] = common_prefix(pattern, sa[r], depth);
+  const auto [lo, hi] = read_neighbours(pattern, rows, depth, copies, kDirectRows, shared);
   std::uint32_t best = 0, best_start = lo;
   for (std::uint32_t start = lo; start + copies <= hi; ++start) {
     const std::uint32_t shortest = *std::min_element(shared + (start - lo), shared + (start - lo + copies));
@@ -226,15 +232,8 @@ SeedFinder::Match SeedFinder::longest_match(std::string_view pattern, index::SaI
 SeedFinder::Match SeedFinder::rare_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth) const {
   // Rows holding fewer than kRareMaxCopies copies of a prefix lie within that many of where the
   // pattern sorts; a small interval is read whole.
-  const auto& sa = index_.suffix_array();
-  std::uint32_t lo = rows.lo, hi = rows.hi;
-  if (rows.size() > kRareWindowRows) {
-    const std::uint32_t at = index_.insertion_row(rows, pattern, depth);
-    lo = at - std::min(at - rows.lo, kRareMaxCopies);
-    hi = std::min(rows.hi, at + kRareMaxCopies);
-  }
   std::uint32_t shared[kRareWindowRows];
-  for (std::uint32_t r = lo; r < hi; ++r) shared[r - lo] = common_prefix(pattern, sa[r], depth);
+  const auto [lo, hi] = read_neighbours(pattern, rows, depth, kRareMaxCopies, kRareWindowRows, shared);
   const kernels::RareRows rare = kernels::shortest_rare_prefix(shared, hi - lo, min_seed_ + 1);
   return {rare.length, {lo + rare.first, lo + rare.last}};
 }

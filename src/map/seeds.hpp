@@ -69,6 +69,11 @@ class SeedFinder {
   // The longest prefix of `pattern` found at least `copies` times, given the rows of its first
   // `depth` letters.
   Match longest_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth, std::uint32_t copies) const;
+  // The letters `pattern` shares with the rows around where it sorts in `rows` (those of its first
+  // `depth` letters), into `shared`: every row when there are `whole` or fewer, else `around` on
+  // each side. Returns the rows read.
+  index::SaInterval read_neighbours(std::string_view pattern, index::SaInterval rows, std::uint32_t depth,
+                                    std::uint32_t around, std::uint32_t whole, std::uint32_t* shared) const;
   // The third round's match: the shortest prefix of `pattern` longer than min_seed letters with
   // fewer than kernels::kRareMaxCopies copies (its rows may be none), given the rows of its first
   // `depth` letters.

@@ -40,17 +40,26 @@ __device__ unsigned text_prefix(const DeviceIndex& ix, Pattern p, unsigned long 
   return from + common_prefix(p.letters + from, ix.text + text_pos + from, limit - from, false);
 }
 
+// SeedFinder::read_neighbours: the letters p shares with the rows around where it sorts in `rows`,
+// into `shared`: every row when there are `whole` or fewer, else `around` on each side.
+__device__ uint2 read_neighbours(const DeviceIndex& ix, Pattern p, uint2 rows, unsigned depth, unsigned around,
+                                 unsigned whole, unsigned* shared) {
+  unsigned lo = rows.x, hi = rows.y;
+  if (rows_in(rows) > whole) {
+    const unsigned at = insertion_row(ix, rows, p.letters, p.length, depth);
+    lo = at - min(at - rows.x, around);
+    hi = min(rows.y, at + around);
+  }
+  for (unsigned r = lo; r < hi; ++r) shared[r - lo] = text_prefix(ix, p, sa_at(ix, r), depth);
+  return make_uint2(lo, hi);
+}
+
 // SeedFinder::longest_match: the longest prefix of p found at least `copies` times, given the rows
 // of its first `depth` letters.
 __device__ Match longest_match(const DeviceIndex& ix, Pattern p, uint2 rows, unsigned depth, unsigned copies) {
-  unsigned lo = rows.x, hi = rows.y;
-  if (rows_in(rows) > kDirectRows) {
-    const unsigned at = insertion_row(ix, rows, p.letters, p.length, depth);
-    lo = at - min(at - rows.x, copies);
-    hi = min(rows.y, at + copies);
-  }
   unsigned shared[kDirectRows];
-  for (unsigned r = lo; r < hi; ++r) shared[r - lo] = text_prefix(ix, p, sa_at(ix, r), depth);
+  const uint2 read = read_neighbours(ix, p, rows, depth, copies, kDirectRows, shared);
+  const unsigned lo = read.x, hi = read.y;
   unsigned best = 0, best_start = lo;
   for (unsigned start = lo; start + copies <= hi; ++start) {
     unsigned shortest = shared[start - lo];
@@ -69,16 +78,10 @@ __device__ Match longest_match(const DeviceIndex& ix, Pattern p, uint2 rows, uns
 // SeedFinder::rare_match: the shortest prefix of p longer than min_seed letters with fewer than
 // kRareMaxCopies copies, and its rows (maybe none), given the rows of its first `depth` letters.
 __device__ Match rare_match(const DeviceIndex& ix, Pattern p, uint2 rows, unsigned depth, unsigned min_seed) {
-  unsigned lo = rows.x, hi = rows.y;
-  if (rows_in(rows) > kRareWindowRows) {
-    const unsigned at = insertion_row(ix, rows, p.letters, p.length, depth);
-    lo = at - min(at - rows.x, kRareMaxCopies);
-    hi = min(rows.y, at + kRareMaxCopies);
-  }
   unsigned shared[kRareWindowRows];
-  for (unsigned r = lo; r < hi; ++r) shared[r - lo] = text_prefix(ix, p, sa_at(ix, r), depth);
-  const RareRows rare = shortest_rare_prefix(shared, hi - lo, min_seed + 1);
-  return {rare.length, make_uint2(lo + rare.first, lo + rare.last)};
+  const uint2 read = read_neighbours(ix, p, rows, depth, kRareMaxCopies, kRareWindowRows, shared);
+  const RareRows rare = shortest_rare_prefix(shared, read.y - read.x, min_seed + 1);
+  return {rare.length, make_uint2(read.x + rare.first, read.x + rare.last)};
 }
 
 // The rows a search starts from (SeedFinder::read_rows): the prefix's bucket, the whole suffix
