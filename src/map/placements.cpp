@@ -114,14 +114,18 @@ Placement LocusAligner::placement(std::size_t id, bool reverse, std::int32_t que
   p.score = s.score;
   p.query_end = s.query_end;
   p.text_end = windows_[id].start + s.target_end;
-  p.query_begin = std::min(query_begin, p.query_end);
+  // The alignment holds at least as many read letters as its score without the end bonuses counts
+  // matches: a begin after that (a chain whose seeds start late) would leave too short a span.
+  const int matched = (s.score - scoring_.clip5 - (s.query_end == static_cast<std::int32_t>(queries_[id].size()) ? scoring_.clip3 : 0)) /
+                      std::max(1, scoring_.match);
+  p.query_begin = std::clamp(std::min(query_begin, p.query_end - matched), 0, p.query_end);
   p.text_begin = p.text_end - (p.query_end - p.query_begin);
   p.window = windows_[id];
   return p;
 }
 
 void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScoring& scoring,
-                     std::span<const std::uint8_t> query, Placement& placement) {
+                     std::span<const std::uint8_t> query, Placement& placement, Trace trace) {
   if (placement.traced) return;
   const Window& w = placement.window;
   std::vector<std::uint8_t> target;
@@ -129,6 +133,7 @@ void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScori
   const ExtendTask t{query, target.data(), w.band_width};
   const ExtendScore best{placement.score, placement.query_end, static_cast<std::int32_t>(placement.text_end - w.start)};
   std::optional<ExtendAlignment> a = trace_ungapped(t, scoring, best);
+  if (!a && trace == Trace::if_ungapped) return;
   if (!a) a = kernels::extend_align_near(t, scoring, best);
   placement.query_begin = a->query_begin;
   placement.text_begin = w.start + a->target_begin;

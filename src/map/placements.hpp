@@ -69,8 +69,11 @@ class LocusAligner {
 };
 
 // Traces a placement back (exact begins and CIGAR) from its window; `query` is the strand it aligns.
+// With Trace::if_ungapped, one whose alignment has gaps (a banded DP) is left as it is, its begins
+// estimated.
+enum class Trace { always, if_ungapped };
 void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScoring& scoring,
-                     std::span<const std::uint8_t> query, Placement& placement);
+                     std::span<const std::uint8_t> query, Placement& placement, Trace trace = Trace::always);
 
 // Placements of the same alignment found from two chains kept once (the higher score); then the
 // best first, ties in an order fixed by `tie_seed` (a hash of the read's name), so equal copies

@@ -452,6 +452,23 @@ TEST_F(MapSteps, RescueSearchesNearTheAnchorWhenTheMateIsARepeat) {
   EXPECT_TRUE(tasks.empty());
 }
 
+// An untraced placement's begins are estimated from its chain's first seed; a chain whose seeds
+// start late on the read must not leave a span shorter than the letters the score counts (an
+// empty span overlapped nothing, and a whole-read alternative was written as a supplementary).
+TEST_F(MapSteps, EstimatedBeginsHoldTheLettersTheScoreCounts) {
+  const auto kernel = kernels::make_extend_cpu_kernel(engine::KernelChoice::scalar, params.scoring);
+  const auto scorer = kernel->make_scorer();
+  LocusAligner aligner(index, params.scoring, *scorer);
+  EndLetters letters;
+  letters.assign(index.reference().text.substr(5000, 100));  // in the genome's unique start
+  const std::size_t id = aligner.add(letters.codes[0], {4990, 21, 0});
+  aligner.score_all();
+  const Placement p = aligner.placement(id, false, 81);
+  EXPECT_EQ(p.query_end, 100);
+  EXPECT_EQ(p.query_begin, 0);
+  EXPECT_EQ(p.text_begin, 5000);
+}
+
 TEST_F(MapSteps, UngappedTracebackEqualsScalar) {
   const auto kernel = kernels::make_extend_cpu_kernel(engine::KernelChoice::scalar, params.scoring);
   const auto scorer = kernel->make_scorer();
