@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string_view>
-#include <cstdlib>
 #include <tuple>
-
 
 namespace hyalign::map {
 namespace {
@@ -66,8 +65,9 @@ std::uint32_t mismatches(std::string_view read, const std::string& text, std::in
 // Keeps the chains not much lighter than a kept heavier one over the same read letters (BWA-MEM's
 // rule: lighter than -D of it, and by two seeds' letters at least), and of each kept chain the one
 // it drops whose diagonal (its first, or its last) differs from the read in fewest letters: the
-// read's second-best place, whose score the MAPQ needs. (The heaviest one, BWA-MEM's pick, is often a tandem repeat's unit that shares a
-// stretch of the read while a near copy of the whole read weighs a letter less.)
+// read's second-best place, whose score the MAPQ needs. (The heaviest one, BWA-MEM's pick, is
+// often a tandem repeat's unit that shares a stretch of the read, while a near copy of the whole
+// read weighs a letter less.)
 std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::ReferenceText& reference,
                                      const std::string_view (&read)[2], const MapParams& params) {
   std::sort(chains.begin(), chains.end(), [](const Chain& a, const Chain& b) {
@@ -75,9 +75,9 @@ std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::Ref
            std::tie(a.weight, b.reverse, b.sequence, b.diagonal_min);
   });
   const std::uint32_t min_gap = 2 * params.min_seed;
-  std::vector<std::size_t> kept;                // indices into chains, heaviest first
-  std::vector<std::size_t> shadow;              // per kept chain: the dropped chain it keeps, or none
-  std::vector<std::uint32_t> shadow_differ;
+  std::vector<std::size_t> kept;    // indices into chains, heaviest first
+  std::vector<std::size_t> shadow;  // per kept chain: the dropped chain it keeps, or chains.size()
+  std::vector<std::uint32_t> shadow_differ;  // and the letters that one differs in
   for (std::size_t c = 0; c < chains.size() && kept.size() < params.max_chains; ++c) {
     const Chain& chain = chains[c];
     std::size_t by = kept.size();
