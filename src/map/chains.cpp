@@ -15,13 +15,8 @@ namespace {
 std::uint32_t covered_letters(std::vector<SeedHit>& hits, std::size_t first, std::size_t last) {
   std::sort(hits.begin() + first, hits.begin() + last,
             [](const SeedHit& a, const SeedHit& b) { return a.query_begin < b.query_begin; });
-  std::uint32_t covered = 0, end = 0;
-  for (std::size_t k = first; k < last; ++k) {
-    const std::uint32_t b = std::max(hits[k].query_begin, end), e = hits[k].query_begin + hits[k].length;
-    if (e > b) covered += e - b;
-    end = std::max(end, e);
-  }
-  return covered;
+  return letters_in_union(hits.begin() + first, hits.begin() + last,
+                          [](const SeedHit& h) { return LetterSpan{h.query_begin, h.query_begin + h.length}; });
 }
 
 // A hit belongs with a chain's hits when each lies on its diagonal or on another read part: hits on

@@ -29,12 +29,7 @@ Placement exact_placement(const Chain& chain, std::int32_t length, const kernels
 // Letters of the union of `spans`.
 std::uint32_t letters_covered(std::vector<LetterSpan> spans) {
   std::sort(spans.begin(), spans.end(), [](const LetterSpan& a, const LetterSpan& b) { return a.begin < b.begin; });
-  std::uint32_t covered = 0, end = 0;
-  for (const LetterSpan& s : spans) {
-    if (s.end > std::max(s.begin, end)) covered += s.end - std::max(s.begin, end);
-    end = std::max(end, s.end);
-  }
-  return covered;
+  return letters_in_union(spans.begin(), spans.end(), [](const LetterSpan& s) { return s; });
 }
 
 bool matches_whole_read(const Chain& chain, std::int32_t length) {

@@ -9,6 +9,7 @@
 // (kernels/seed_search.hpp). Last, BWA-MEM's third round: from the read's start on, the shortest
 // match with fewer than 20 copies, every copy a seed, finds the near-identical copies of a repeat
 // family that the longest matches pass over.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,6 +37,18 @@ struct SeedHit {
 struct LetterSpan {
   std::uint32_t begin = 0, end = 0;
 };
+
+// Letters in the union of read intervals given sorted by begin, `span(x)` being x's interval.
+template <typename Iterator, typename ToSpan>
+std::uint32_t letters_in_union(Iterator first, Iterator last, ToSpan span) {
+  std::uint32_t covered = 0, end = 0;
+  for (; first != last; ++first) {
+    const LetterSpan s = span(*first);
+    if (s.end > std::max(s.begin, end)) covered += s.end - std::max(s.begin, end);
+    end = std::max(end, s.end);
+  }
+  return covered;
+}
 
 // One strand of one read to seed, and where its hits go.
 struct SeedQuery {
