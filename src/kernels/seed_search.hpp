@@ -118,10 +118,19 @@ HYALIGN_HOST_DEVICE inline RareRows shortest_rare_prefix(const std::uint32_t* sh
   return rare;
 }
 
+// Whether a third-round match of `length` letters lies in a large repeat family: longer than the
+// shortest it may be, so its prefix one letter shorter has kRareMaxCopies copies or more, of which
+// the read's own copy may be one that no seed names.
+HYALIGN_HOST_DEVICE inline bool in_large_family(std::uint32_t length, std::uint32_t min_seed) {
+  return length > min_seed + 1;
+}
+
 // Query letters [begin, begin + length) equal the text from `back` letters before the suffixes of
 // rows [lo, hi) on (back: letters a backward extension added to the match of those rows).
+// `family`: a third-round match in_large_family, reported even when its rows are none.
 struct SeedMatch {
   std::uint32_t begin = 0, length = 0, lo = 0, hi = 0, back = 0;
+  bool family = false;
   bool operator==(const SeedMatch&) const = default;
 };
 

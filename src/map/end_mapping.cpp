@@ -65,7 +65,8 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder
   for (std::size_t e = 0; e < ends.size(); ++e) {
     tasks[e] = {};
     for (int strand = 0; strand < 2; ++strand)
-      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[2 * e + strand], &tasks[e].repetitive_spans[strand]});
+      queries.push_back({ends[e].pattern[strand], strand == 1, &hits[2 * e + strand], &tasks[e].repetitive_spans[strand],
+                         &tasks[e].family_spans[strand]});
   }
   seeder.find(queries);
   for (std::size_t e = 0; e < ends.size(); ++e) {
@@ -89,11 +90,16 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder
 }
 
 void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters,
-                        std::uint64_t tie_seed, EndResult& result) const {
+                        std::uint64_t tie_seed, bool has_mate, EndResult& result) const {
   const std::int32_t read_length = letters.length();
   result = {};
   result.placements = tasks.exact;
-  for (int strand = 0; strand < 2; ++strand) result.repetitive_letters[strand] = letters_covered(tasks.repetitive_spans[strand]);
+  for (int strand = 0; strand < 2; ++strand) {
+    std::vector<LetterSpan> spans = tasks.repetitive_spans[strand];
+    result.repetitive_letters[strand] = letters_covered(spans);
+    spans.insert(spans.end(), tasks.family_spans[strand].begin(), tasks.family_spans[strand].end());
+    result.family_letters[strand] = letters_covered(std::move(spans));
+  }
   for (std::size_t k = 0; k < tasks.ids.size(); ++k) {
     Placement p = aligner.placement(tasks.ids[k], tasks.reverse[k], tasks.query_begins[k]);
     if (p.score <= 0) continue;
@@ -111,7 +117,7 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
     trace_placement(index_, params_.scoring, letters.codes[p.reverse], p, p.reverse ? Trace::if_ungapped : Trace::always);
   }
   choose_placements(result, read_length, params_);
-  set_single_end_mapq(result, read_length, params_);
+  set_single_end_mapq(result, read_length, has_mate, params_);
 }
 
 void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params) {

@@ -21,8 +21,10 @@ struct EndResult {
   int sub_score = 0;   // the best other placement of the primary's letters (XS)
   std::vector<int> alternatives;  // scores of the other placements of the primary's letters
   std::uint32_t seed_weight = 0;
-  // Read letters whose seeds had more than -c copies (places may be missing), forward and reverse strand.
+  // Read letters whose seeds had more than -c copies (places may be missing), forward and reverse
+  // strand; and those together with the letters in large repeat families.
   std::uint32_t repetitive_letters[2] = {0, 0};
+  std::uint32_t family_letters[2] = {0, 0};
   int mapq = 0;
   bool mapped() const { return primary >= 0; }
   bool repetitive() const { return repetitive_letters[0] + repetitive_letters[1] > 0; }
@@ -45,6 +47,7 @@ struct EndTasks {
   std::vector<bool> reverse;
   std::vector<Placement> exact;  // chains that are one exact match of the whole read need no task
   std::vector<LetterSpan> repetitive_spans[2];  // each strand's seeds with more than -c copies
+  std::vector<LetterSpan> family_spans[2];      // each strand's third-round matches in large families
 };
 
 class EndMapper {
@@ -56,7 +59,7 @@ class EndMapper {
   const SeedFinder& seed_finder() const { return seeds_; }
   // After aligner.score_all(): the end's placements, chosen and traced. `tie_seed` fixes the order
   // of equal placements.
-  void collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters, std::uint64_t tie_seed,
+  void collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters, std::uint64_t tie_seed, bool has_mate,
                EndResult& result) const;
 
  private:

@@ -237,7 +237,8 @@ class BatchMapper {
     end_mapper_.add_tasks({letters_.data() + first, last - first}, *w.seeder, *w.aligner, tasks);
     w.aligner->score_all();
     for (std::size_t r = first; r < last; ++r)
-      end_mapper_.collect(tasks[r - first], *w.aligner, letters_[r], name_hash(batch.reads[r].name), results_[r]);
+      end_mapper_.collect(tasks[r - first], *w.aligner, letters_[r], name_hash(batch.reads[r].name), batch.paired,
+                          results_[r]);
   }
 
   // Reads [first, last) of one part, finished with that part's insert sizes.

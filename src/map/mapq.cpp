@@ -75,15 +75,17 @@ int mapq_from_scores(double best, std::span<const double> others, std::span<cons
   return std::clamp(static_cast<int>(q + 0.499), 0, kMaxMapq);
 }
 
-double repetitive_share(const EndResult& end, const Placement& p, std::int32_t read_length) {
-  return std::min(1.0, end.repetitive_letters[p.reverse ? 1 : 0] / static_cast<double>(std::max(read_length, 1)));
+double repetitive_share(const EndResult& end, const Placement& p, std::int32_t read_length, bool with_families) {
+  const int strand = p.reverse ? 1 : 0;
+  const std::uint32_t letters = with_families ? end.family_letters[strand] : end.repetitive_letters[strand];
+  return std::min(1.0, letters / static_cast<double>(std::max(read_length, 1)));
 }
 
 int discount_repeats(int mapq, double repetitive_share) {
   return static_cast<int>(mapq * (1.0 - repetitive_share) + 0.499);
 }
 
-void set_single_end_mapq(EndResult& end, std::int32_t read_length, const MapParams& params) {
+void set_single_end_mapq(EndResult& end, std::int32_t read_length, bool has_mate, const MapParams& params) {
   if (!end.mapped()) {
     end.mapq = 0;
     return;
@@ -92,7 +94,7 @@ void set_single_end_mapq(EndResult& end, std::int32_t read_length, const MapPara
   const std::vector<double> others(end.alternatives.begin(), end.alternatives.end());
   end.mapq = std::min(mapq_from_scores(best, others, {}, unseen_alternative_score(params), params),
                       near_copies_mapq(end, read_length, params.scoring));
-  end.mapq = discount_repeats(end.mapq, repetitive_share(end, end.best(), read_length));
+  end.mapq = discount_repeats(end.mapq, repetitive_share(end, end.best(), read_length, !has_mate));
 }
 
 }  // namespace hyalign::map

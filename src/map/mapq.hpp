@@ -23,15 +23,19 @@ int mapq_from_scores(double best, std::span<const double> others, std::span<cons
 // The score of an alternative the seeds could miss: one exact match of `min_seed` letters.
 int unseen_alternative_score(const MapParams& params);
 
-// The share of the read's letters on `p`'s strand that matched more than -c copies, copies the
-// seeds did not look at.
-double repetitive_share(const EndResult& end, const Placement& p, std::int32_t read_length);
+// The share of the read's letters on `p`'s strand whose copies the seeds may not all have looked
+// at: letters that matched more than -c copies and, `with_families`, letters in large repeat
+// families (kernels::in_large_family) too.
+double repetitive_share(const EndResult& end, const Placement& p, std::int32_t read_length, bool with_families);
 
 // `mapq` less the share of it that rests on letters whose copies were not looked at (BWA-MEM's
 // frac_rep rule): such copies may be alternatives as good.
 int discount_repeats(int mapq, double repetitive_share);
 
-// The single-end MAPQ of an end's primary placement, from its alternatives.
-void set_single_end_mapq(EndResult& end, std::int32_t read_length, const MapParams& params);
+// The single-end MAPQ of an end's primary placement, from its alternatives. A read with no mate
+// is discounted for its letters in large repeat families as well: nothing else can place it among
+// copies its seeds did not name. (A pair's mate does; discounting ends there cost more right
+// placements than it saved wrong ones.)
+void set_single_end_mapq(EndResult& end, std::int32_t read_length, bool has_mate, const MapParams& params);
 
 }  // namespace hyalign::map

@@ -133,7 +133,7 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
   if (!added) return;
   sort_placements(mate.placements, tie_seed);
   choose_placements(mate, read_length, params);
-  set_single_end_mapq(mate, read_length, params);
+  set_single_end_mapq(mate, read_length, true, params);
 }
 
 bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,
@@ -164,8 +164,8 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
   if (best.score < unpaired) return false;
   // Each end's alternatives: the pairs through its other placements, and hypothetically the ends
   // placed unpaired.
-  const double repeats = (repetitive_share(first, first.placements[static_cast<std::size_t>(best.i)], length1) +
-                          repetitive_share(second, second.placements[static_cast<std::size_t>(best.j)], length2)) / 2;
+  const double repeats = (repetitive_share(first, first.placements[static_cast<std::size_t>(best.i)], length1, false) +
+                          repetitive_share(second, second.placements[static_cast<std::size_t>(best.j)], length2, false)) / 2;
   auto end_mapq = [&](EndResult& end, int chosen, bool is_first) {
     const Placement& mine = end.placements[static_cast<std::size_t>(chosen)];
     // A repeat's read placed by a search near its mate: the search reports the best place of a

@@ -16,9 +16,11 @@ using kernels::kRareWindowRows;
 using kernels::kReseedMaxCopies;
 
 // A match (kernels::SeedMatch): a hit per copy, or none and its letters noted repetitive when it
-// has more than `max_occurrences` copies (too repetitive to place a read by).
+// has more than `max_occurrences` copies (too repetitive to place a read by); a match in a large
+// family notes the letters its prefix with kRareMaxCopies copies or more holds.
 void add_match(std::span<const std::uint32_t> sa, const kernels::SeedMatch& m, std::uint32_t max_occurrences,
                const SeedQuery& query) {
+  if (m.family && query.family != nullptr) query.family->push_back({m.begin, m.begin + m.length - 1});
   if (m.hi - m.lo > max_occurrences) {
     if (query.repetitive != nullptr) query.repetitive->push_back({m.begin, m.begin + m.length});
     return;
@@ -137,8 +139,10 @@ void SeedFinder::finish_third_round_search(Search& s) const {
     s.next = s.run_end + 1;
     return;
   }
-  if (!match.rows.empty())
-    add_match(index_.suffix_array(), {s.start, match.length, match.rows.lo, match.rows.hi}, max_occurrences_, s.query);
+  const bool family = kernels::in_large_family(match.length, min_seed_);
+  if (!match.rows.empty() || family)
+    add_match(index_.suffix_array(), {s.start, match.length, match.rows.lo, match.rows.hi, 0, family},
+              max_occurrences_, s.query);
   s.next = s.start + match.length;
 }
 

@@ -8,7 +8,9 @@
 // backwards, so a seed that the scan's jump past a chance match began inside of is found
 // (kernels/seed_search.hpp). Last, BWA-MEM's third round: from the read's start on, the shortest
 // match with fewer than 20 copies, every copy a seed, finds the near-identical copies of a repeat
-// family that the longest matches pass over.
+// family that the longest matches pass over; where that match is longer than k + 1 letters, its
+// prefix one letter shorter (20 copies or more, not all of them seeds) is noted: a large family's
+// letters.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -56,6 +58,7 @@ struct SeedQuery {
   bool reverse = false;
   std::vector<SeedHit>* hits = nullptr;
   std::vector<LetterSpan>* repetitive = nullptr;  // the letters of each seed left out for more than -c copies
+  std::vector<LetterSpan>* family = nullptr;      // letters of large families: third-round matches less a letter
 };
 
 class SeedFinder {
@@ -101,7 +104,7 @@ class SeedFinder {
 kernels::SeedSearchParams seed_search_params(const MapParams& params);
 
 // Seeds a worker's strands, on the CPU or on a GPU: the same hits in the same order (each strand's
-// in the order its search meets them) and the same repetitive letters.
+// in the order its search meets them) and the same repetitive and family letters.
 class StrandSeeder {
  public:
   virtual ~StrandSeeder() = default;

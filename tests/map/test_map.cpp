@@ -120,7 +120,8 @@ TEST_F(MapSteps, SeedsAreExactMatchesWithEveryCopy) {
 
 // BWA-MEM's third round by brute force: from the read's start on, the shortest match of more than
 // k letters with fewer than 20 copies (on one strand), then on from the letter after it. Every
-// copy of each such match must be a seed. The genome is a family of 45 copies of an element, each
+// copy of each such match must be a seed, and the letters of its prefix one letter shorter, when
+// that has 20 copies or more, noted as a large family's. The genome is a family of 45 copies of an element, each
 // with a few mutations of its own, so that short matches have 20 copies or more and longer ones
 // fewer; reads come from the copies with errors, on either strand.
 TEST_F(MapSteps, ThirdRoundSeedsEveryCopyOfTheShortestRareMatch) {
@@ -141,15 +142,21 @@ TEST_F(MapSteps, ThirdRoundSeedsEveryCopyOfTheShortestRareMatch) {
       if (rng() % 100 == 0) c = "acgt"[rng() % 4];
     if (trial % 2) read = reverse_complement(read);
     std::vector<SeedHit> hits;
-    const SeedQuery query{read, false, &hits};
+    std::vector<LetterSpan> family_spans;
+    const SeedQuery query{read, false, &hits, nullptr, &family_spans};
     finder.find({&query, 1});
     std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> found;
     for (const SeedHit& h : hits) found.insert({h.text_pos, h.query_begin, h.length});
+    std::set<std::pair<std::uint32_t, std::uint32_t>> family_letters, want_family_letters;
+    for (const LetterSpan& f : family_spans) family_letters.insert({f.begin, f.end});
     for (std::size_t x = 0; x + params.min_seed + 1 <= read.size();) {
       std::size_t length = params.min_seed + 1;
       while (x + length <= read.size() && count_occurrences(text, read.substr(x, length)) >= 20) ++length;
       if (x + length > read.size()) break;
       repeated_prefixes += length > params.min_seed + 1;
+      // A prefix of more than k letters with 20 copies or more: letters of a large family.
+      if (length > params.min_seed + 1)
+        want_family_letters.insert({static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(x + length - 1)});
       const std::string match = read.substr(x, length);
       for (std::size_t at = text.find(match); at != std::string::npos; at = text.find(match, at + 1), ++rare_seeds)
         EXPECT_TRUE(found.count({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(x),
@@ -157,6 +164,7 @@ TEST_F(MapSteps, ThirdRoundSeedsEveryCopyOfTheShortestRareMatch) {
             << "read " << read << ": no seed of " << match << " at " << at;
       x += length;
     }
+    EXPECT_EQ(family_letters, want_family_letters) << "read " << read;
   }
   EXPECT_GT(rare_seeds, 500u);
   EXPECT_GT(repeated_prefixes, 50u) << "too few prefixes with 20 copies: the test checks little";
@@ -205,7 +213,8 @@ TEST_F(MapSteps, LockstepSeedingEqualsOneQueryAtATime) {
 }
 
 // What a GPU search returns for `reads`: each match of the CPU search with its suffix-array rows,
-// found by scanning the suffix array (every copy kept: the finder lets no seed drop).
+// found by scanning the suffix array (every copy kept: the finder lets no seed drop), then its
+// large families' letters.
 std::vector<std::vector<kernels::SeedMatch>> matches_of(const index::SuffixIndex& index, MapParams params,
                                                         const std::vector<std::string>& reads) {
   params.max_occurrences = 1u << 30;
@@ -215,7 +224,8 @@ std::vector<std::vector<kernels::SeedMatch>> matches_of(const index::SuffixIndex
   std::vector<std::vector<kernels::SeedMatch>> out(reads.size());
   for (std::size_t k = 0; k < reads.size(); ++k) {
     std::vector<SeedHit> hits;
-    const SeedQuery query{reads[k], false, &hits};
+    std::vector<LetterSpan> family;
+    const SeedQuery query{reads[k], false, &hits, nullptr, &family};
     finder.find({&query, 1});
     for (std::size_t h = 0; h < hits.size();) {
       const std::string seed = reads[k].substr(hits[h].query_begin, hits[h].length);
@@ -228,6 +238,7 @@ std::vector<std::vector<kernels::SeedMatch>> matches_of(const index::SuffixIndex
       out[k].push_back(m);
       h += m.hi - m.lo;
     }
+    for (const LetterSpan& f : family) out[k].push_back({f.begin, f.end - f.begin, 0, 0, 0, true});
   }
   return out;
 }
@@ -235,15 +246,21 @@ std::vector<std::vector<kernels::SeedMatch>> matches_of(const index::SuffixIndex
 struct SeededReads {
   std::vector<std::vector<SeedHit>> hits;
   std::vector<char> repetitive;
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> family;
 };
 
 SeededReads seed_with(StrandSeeder& seeder, const std::vector<std::string>& reads, bool reverse) {
-  SeededReads out{std::vector<std::vector<SeedHit>>(reads.size()), std::vector<char>(reads.size(), 0)};
-  std::vector<std::vector<LetterSpan>> repetitive(reads.size());
+  SeededReads out{std::vector<std::vector<SeedHit>>(reads.size()), std::vector<char>(reads.size(), 0),
+                  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>>(reads.size())};
+  std::vector<std::vector<LetterSpan>> repetitive(reads.size()), family(reads.size());
   std::vector<SeedQuery> queries;
-  for (std::size_t k = 0; k < reads.size(); ++k) queries.push_back({reads[k], reverse, &out.hits[k], &repetitive[k]});
+  for (std::size_t k = 0; k < reads.size(); ++k)
+    queries.push_back({reads[k], reverse, &out.hits[k], &repetitive[k], &family[k]});
   seeder.find(queries);
-  for (std::size_t k = 0; k < reads.size(); ++k) out.repetitive[k] = !repetitive[k].empty();
+  for (std::size_t k = 0; k < reads.size(); ++k) {
+    out.repetitive[k] = !repetitive[k].empty();
+    for (const LetterSpan& f : family[k]) out.family[k].push_back({f.begin, f.end});
+  }
   return out;
 }
 
@@ -255,6 +272,7 @@ void expect_same_seeds(const SeededReads& a, const SeededReads& b) {
     for (std::size_t h = 0; h < a.hits[k].size(); ++h) EXPECT_EQ(key(a.hits[k][h]), key(b.hits[k][h])) << "read " << k;
   }
   EXPECT_EQ(a.repetitive, b.repetitive);
+  EXPECT_EQ(a.family, b.family);
 }
 
 // The host side of GPU seeding: a search's matches become the CPU search's hits, in its order,
@@ -538,7 +556,7 @@ TEST(Mapq, NearCopiesAddUp) {
     end.placements.push_back(p);
     end.primary = 0;
     end.alternatives.assign(static_cast<std::size_t>(copies), 105);
-    set_single_end_mapq(end, 100, params);
+    set_single_end_mapq(end, 100, false, params);
     return end.mapq;
   };
   EXPECT_EQ(end_with_copies(1), 10);
@@ -555,14 +573,32 @@ TEST(Mapq, RepeatsNotLookedAtDiscountIt) {
   p.query_end = 100;
   end.placements.push_back(p);
   end.primary = 0;
-  set_single_end_mapq(end, 100, params);
+  set_single_end_mapq(end, 100, true, params);
   EXPECT_EQ(end.mapq, 60);
   end.repetitive_letters[0] = 80;  // the other strand's: no bearing
-  set_single_end_mapq(end, 100, params);
+  set_single_end_mapq(end, 100, true, params);
   EXPECT_EQ(end.mapq, 60);
   end.repetitive_letters[1] = 40;
-  set_single_end_mapq(end, 100, params);
+  set_single_end_mapq(end, 100, true, params);
   EXPECT_EQ(end.mapq, 36);
+}
+
+// Letters in a large repeat family (a third-round match whose prefix one letter shorter has 20
+// copies or more) discount a read with no mate as repeats do; a pair's end is left to its mate.
+TEST(Mapq, LargeFamiliesDiscountAReadWithNoMate) {
+  MapParams params;
+  EndResult end;
+  Placement p = placement_at(false, 1000, 110);
+  p.query_begin = 0;
+  p.query_end = 100;
+  end.placements.push_back(p);
+  end.primary = 0;
+  end.repetitive_letters[0] = 10;
+  end.family_letters[0] = 88;  // the union of both kinds of letters
+  set_single_end_mapq(end, 100, true, params);
+  EXPECT_EQ(end.mapq, 54);
+  set_single_end_mapq(end, 100, false, params);
+  EXPECT_EQ(end.mapq, 7);
 }
 
 // One end placed once, its mate in a tandem pair of identical copies: the copy whose insert size is

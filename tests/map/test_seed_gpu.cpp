@@ -58,19 +58,25 @@ std::vector<std::string> sample_reads(std::mt19937& rng, const std::string& text
   return reads;
 }
 
-// The CPU search's hits and repetitive flags for each read.
+// The CPU search's hits, repetitive flags and large families' letters for each read.
 struct Found {
   std::vector<std::vector<map::SeedHit>> hits;
   std::vector<char> repetitive;
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> family;
+  explicit Found(std::size_t reads) : hits(reads), repetitive(reads, 0), family(reads) {}
 };
 
 Found cpu_seeds(const index::SuffixIndex& index, const map::MapParams& params, const std::vector<std::string>& reads) {
-  Found found{std::vector<std::vector<map::SeedHit>>(reads.size()), std::vector<char>(reads.size(), 0)};
-  std::vector<std::vector<map::LetterSpan>> repetitive(reads.size());
+  Found found(reads.size());
+  std::vector<std::vector<map::LetterSpan>> repetitive(reads.size()), family(reads.size());
   std::vector<map::SeedQuery> queries;
-  for (std::size_t r = 0; r < reads.size(); ++r) queries.push_back({reads[r], false, &found.hits[r], &repetitive[r]});
+  for (std::size_t r = 0; r < reads.size(); ++r)
+    queries.push_back({reads[r], false, &found.hits[r], &repetitive[r], &family[r]});
   map::SeedFinder(index, params).find(queries);
-  for (std::size_t r = 0; r < reads.size(); ++r) found.repetitive[r] = !repetitive[r].empty();
+  for (std::size_t r = 0; r < reads.size(); ++r) {
+    found.repetitive[r] = !repetitive[r].empty();
+    for (const map::LetterSpan& f : family[r]) found.family[r].push_back({f.begin, f.end});
+  }
   return found;
 }
 
@@ -81,11 +87,12 @@ Found gpu_seeds(const index::SuffixIndex& index, const map::MapParams& params, k
   std::vector<kernels::SeedMatch> matches;
   std::vector<std::uint32_t> ends;
   searcher.find(patterns, matches, ends);
-  Found found{std::vector<std::vector<map::SeedHit>>(reads.size()), std::vector<char>(reads.size(), 0)};
+  Found found(reads.size());
   const auto sa = index.suffix_array();
   for (std::size_t r = 0; r < reads.size(); ++r) {
     for (std::uint32_t m = r == 0 ? 0 : ends[r - 1]; m < ends[r]; ++m) {
       const kernels::SeedMatch& match = matches[m];
+      if (match.family) found.family[r].push_back({match.begin, match.begin + match.length});
       if (match.hi - match.lo > params.max_occurrences) {
         found.repetitive[r] = 1;
         continue;
@@ -107,6 +114,7 @@ void expect_same(const Found& cpu, const Found& gpu, const std::vector<std::stri
           << ", gpu " << b.text_pos << "/" << b.query_begin << "/" << b.length;
     }
     ASSERT_EQ(cpu.repetitive[r], gpu.repetitive[r]) << what << " read " << r;
+    ASSERT_EQ(cpu.family[r], gpu.family[r]) << what << " read " << r;
   }
 }
 
@@ -116,6 +124,7 @@ TEST(SeedGpu, FindsWhatTheCpuSearchFinds) {
   const auto gpus = engine::usable_gpus();
   if (gpus.empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << engine::gpu_unavailable_reason();
   std::mt19937 rng(61);
+  std::size_t family_matches = 0;
   for (std::size_t length : {3000u, 300000u}) {
     const index::SuffixIndex index = index::SuffixIndex::build(genome_with_repeats(rng, length), 2);
     const std::vector<std::string> reads = sample_reads(rng, index.reference().text, 3000);
@@ -132,8 +141,11 @@ TEST(SeedGpu, FindsWhatTheCpuSearchFinds) {
         const std::string what = "genome " + std::to_string(length) + ", prefix " +
                                  std::to_string(index.prefix_letters()) + ", -k " + std::to_string(min_seed) +
                                  ", -r " + std::to_string(reseed_factor);
-        expect_same(cpu_seeds(index, params, reads), gpu_seeds(index, params, *searcher, reads), reads, what);
+        const Found cpu = cpu_seeds(index, params, reads);
+        expect_same(cpu, gpu_seeds(index, params, *searcher, reads), reads, what);
+        for (const auto& f : cpu.family) family_matches += f.size();
       }
     }
   }
+  EXPECT_GT(family_matches, 0u) << "no read met a large family: the test checks none of their letters";
 }

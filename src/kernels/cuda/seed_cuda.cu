@@ -168,8 +168,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       next = run_end + 1;
       continue;
     }
-    if (rows_in(match.rows) > 0) {
-      if (count < capacity) found[count] = {next, match.length, match.rows.x, match.rows.y};
+    const bool family = in_large_family(match.length, min_seed);
+    if (rows_in(match.rows) > 0 || family) {
+      if (count < capacity) found[count] = {next, match.length, match.rows.x, match.rows.y, 0, family};
       ++count;
     }
     next += match.length;
