@@ -543,18 +543,24 @@ TEST(Mapq, FollowsTheScoreGap) {
   EXPECT_GT(mapq_from_scores(160, two_units, {}, 19, params), 6);
 }
 
+// A 100-letter read placed once, exactly: AS 100 and both ends' bonuses.
+EndResult exact_read_end(bool reverse) {
+  EndResult end;
+  Placement p = placement_at(reverse, 1000, 110);
+  p.query_begin = 0;
+  p.query_end = 100;
+  end.placements.push_back(p);
+  end.primary = 0;
+  return end;
+}
+
 // A single read whose copies one substitution away are several: each is as likely as one alone
 // would be, so three take 10 log10(3) points more than one (an exact 100-letter placement: 10 with
 // one such copy, as BWA-MEM names it).
 TEST(Mapq, NearCopiesAddUp) {
   MapParams params;
   auto end_with_copies = [&](int copies) {
-    EndResult end;
-    Placement p = placement_at(false, 1000, 110);  // AS 100 and both ends' bonuses
-    p.query_begin = 0;
-    p.query_end = 100;
-    end.placements.push_back(p);
-    end.primary = 0;
+    EndResult end = exact_read_end(false);
     end.alternatives.assign(static_cast<std::size_t>(copies), 105);
     set_single_end_mapq(end, 100, false, params);
     return end.mapq;
@@ -567,12 +573,7 @@ TEST(Mapq, NearCopiesAddUp) {
 // that rests on the other letters (BWA-MEM's frac_rep rule), on the placement's strand.
 TEST(Mapq, RepeatsNotLookedAtDiscountIt) {
   MapParams params;
-  EndResult end;
-  Placement p = placement_at(true, 1000, 110);
-  p.query_begin = 0;
-  p.query_end = 100;
-  end.placements.push_back(p);
-  end.primary = 0;
+  EndResult end = exact_read_end(true);
   set_single_end_mapq(end, 100, true, params);
   EXPECT_EQ(end.mapq, 60);
   end.repetitive_letters[0] = 80;  // the other strand's: no bearing
@@ -587,12 +588,7 @@ TEST(Mapq, RepeatsNotLookedAtDiscountIt) {
 // copies or more) discount a read with no mate as repeats do; a pair's end is left to its mate.
 TEST(Mapq, LargeFamiliesDiscountAReadWithNoMate) {
   MapParams params;
-  EndResult end;
-  Placement p = placement_at(false, 1000, 110);
-  p.query_begin = 0;
-  p.query_end = 100;
-  end.placements.push_back(p);
-  end.primary = 0;
+  EndResult end = exact_read_end(false);
   end.repetitive_letters[0] = 10;
   end.family_letters[0] = 88;  // the union of both kinds of letters
   set_single_end_mapq(end, 100, true, params);
