@@ -1,8 +1,9 @@
 // The map's extension kernels on batches shaped like its work: reads against chain windows (band
 // about 33) and mate rescues (band about 400). GCUPS (cells = read letters x band) of the best CPU
-// kernel on one thread and on every thread, and of the GPU kernel, with the GPU / all-threads
-// ratio, in one run; the GPU fed by one thread and by every thread (a stream each), and its kernels
-// alone (device time, without packing and transfers). Scores are checked equal between the kernels.
+// kernel on one thread and on every thread, on one thread in 16-bit lanes (a start bonus too large
+// for 8-bit lanes: the same cells), and of the GPU kernel, with the GPU / all-threads ratio, in one
+// run; the GPU fed by one thread and by every thread (a stream each), and its kernels alone (device
+// time, without packing and transfers). Scores are checked equal between the kernels.
 // usage: hyalign_bench_extend [TASKS (200000)] [ROUNDS (3)]
 #include <algorithm>
 #include <chrono>
@@ -87,22 +88,26 @@ int main(int argc, char** argv) {
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   const kernels::ExtendScoring scoring;
   const auto cpu = kernels::make_extend_cpu_kernel(engine::KernelChoice::automatic, scoring);
+  kernels::ExtendScoring wide_lanes = scoring;
+  wide_lanes.clip5 = 256;
+  const auto cpu16 = kernels::make_extend_cpu_kernel(engine::KernelChoice::automatic, wide_lanes);
   const auto gpus = engine::usable_gpus();
   const auto gpu = gpus.empty() ? nullptr : kernels::cuda::make_extend_gpu_kernel(gpus.front().index, scoring);
   if (!gpu) std::printf("# no usable GPU (%s): CPU only\n", engine::gpu_unavailable_reason().c_str());
   std::printf("# %zu tasks per shape, best of %d; CPU kernel %s, %u threads\n", count, rounds,
               std::string(cpu->name()).c_str(), threads);
-  std::printf("%-22s %10s %10s %10s %10s %12s %9s %5s\n", "shape", "cpu1", "cpuN", "gpu1", "gpuN", "gpu kernels",
-              "gpuN/cpuN", "same");
+  std::printf("%-22s %10s %10s %10s %10s %10s %12s %9s %5s\n", "shape", "cpu1", "cpuN", "cpu1 16b", "gpu1", "gpuN",
+              "gpu kernels", "gpuN/cpuN", "same");
   std::mt19937 rng(1);
   for (const Shape& shape : {Shape{"read 150, band 33", 150, 33}, Shape{"read 100, band 33", 100, 33},
                              Shape{"read 150, band 64", 150, 64}, Shape{"rescue 150, band 400", 150, 400}}) {
     const std::size_t n = shape.band > 100 ? count / 10 : count;
     const Batch b = make_batch(shape, n, rng);
     const double cells = static_cast<double>(n) * shape.length * shape.band;
-    std::vector<kernels::ExtendScore> one, all, on_gpu;
+    std::vector<kernels::ExtendScore> one, all, on_gpu, in_16_bits;
     const double t1 = time_scoring(*cpu, b, 1, rounds, one);
     const double tn = time_scoring(*cpu, b, threads, rounds, all);
+    const double t16 = time_scoring(*cpu16, b, 1, rounds, in_16_bits);
     double tg1 = 0, tgn = 0, kernel_seconds = 0;
     bool same = one == all;
     if (gpu) {
@@ -114,8 +119,8 @@ int main(int argc, char** argv) {
       same = same && on_gpu == one;
     }
     auto gcups = [&](double seconds) { return seconds > 0 ? cells / seconds / 1e9 : 0.0; };
-    std::printf("%-22s %10.2f %10.2f %10.2f %10.2f %12.2f %9.2f %5s\n", shape.name, gcups(t1), gcups(tn), gcups(tg1),
-                gcups(tgn), gcups(kernel_seconds), tgn > 0 ? tn / tgn : 0.0, same ? "yes" : "NO");
+    std::printf("%-22s %10.2f %10.2f %10.2f %10.2f %10.2f %12.2f %9.2f %5s\n", shape.name, gcups(t1), gcups(tn),
+                gcups(t16), gcups(tg1), gcups(tgn), gcups(kernel_seconds), tgn > 0 ? tn / tgn : 0.0, same ? "yes" : "NO");
   }
   return 0;
 }

@@ -100,6 +100,12 @@ class FallbackScorer final : public ExtendScorer {
 
 }  // namespace
 
+int extend_lane_bits(const ExtendTask& task, const ExtendScoring& scoring) {
+  const auto length = static_cast<long long>(task.query.size());
+  const long long most = std::max(scoring.max_score(task.query.size()), length);  // rows are counted in the lanes too
+  return most <= 0xff ? 8 : most <= 0xffff ? 16 : 32;
+}
+
 std::unique_ptr<ExtendScorer> with_cpu_fallback(std::unique_ptr<ExtendScorer> primary, std::unique_ptr<ExtendScorer> backup,
                                                 std::function<void(const std::string&)> on_failure, PrimaryShare share) {
   return std::make_unique<FallbackScorer>(std::move(primary), std::move(backup), std::move(on_failure), std::move(share));

@@ -13,14 +13,19 @@
 
 namespace hyalign::kernels {
 
-// Scores batches of tasks. Exact: every result equals extend_score_scalar's (the SIMD kernels run
-// 16-bit lanes and re-run in 32 bits a task whose best possible score does not fit them).
+// Scores batches of tasks. Exact: every result equals extend_score_scalar's (the SIMD kernels score
+// each task in the narrowest lanes extend_lane_bits allows: 8 or 16 bits, or the scalar kernel).
 class ExtendScorer {
  public:
   virtual ~ExtendScorer() = default;
   // results[k] = the best cell of tasks[k].
   virtual void score(std::span<const ExtendTask> tasks, std::span<ExtendScore> results) = 0;
 };
+
+// The narrowest unsigned lanes that score `task` exactly: 8 or 16 when the task's max_score (which
+// bounds every value its recurrences reach, H, E, F and bonuses) and its row numbers fit them, else
+// 32 (the scalar kernel). Scores as make_extend_cpu_kernel accepts them.
+int extend_lane_bits(const ExtendTask& task, const ExtendScoring& scoring);
 
 class ExtendKernel : public engine::DeviceKernel {
  public:

@@ -84,15 +84,108 @@ void expect_definition(ExtendScorer& scorer, const ExtendScoring& scoring, const
   }
 }
 
+// Mate rescue windows: reads that fit 8-bit lanes in bands wider than 256 diagonals (the best
+// cell's column beyond a byte), half of them tandem repeats, where equal best cells lie in many
+// rows and columns and only the first in (i, d) order is right.
+std::vector<Task> rescue_tasks(std::mt19937& rng, std::size_t count) {
+  std::vector<Task> tasks;
+  for (std::size_t k = 0; k < count; ++k) {
+    Task t = random_task(rng, 100 + rng() % 151, 300 + rng() % 401, true);
+    if (k % 2 == 0) {
+      const unsigned period = 1 + rng() % 4;
+      for (std::size_t i = 0; i < t.query.size(); ++i) t.query[i] = rng() % 40 == 0 ? rng() % 5 : i % period;
+      for (std::size_t i = 0; i < t.target.size(); ++i)
+        if (t.target[i] != kWallCode) t.target[i] = rng() % 40 == 0 ? rng() % 5 : (i + k) % period;
+    }
+    tasks.push_back(std::move(t));
+  }
+  return tasks;
+}
+
+// Reads along the band's first or last diagonal, their first letters changed: the cells beside the
+// band's edges, which must feed nothing, decide these scores. In one batch the bands differ, so in
+// a vector some lanes' edges lie inside other lanes' bands.
+std::vector<Task> edge_tasks(std::mt19937& rng, std::size_t count) {
+  std::vector<Task> tasks;
+  for (std::size_t k = 0; k < count; ++k) {
+    Task t;
+    t.band = 1 + rng() % 300;
+    for (std::size_t i = 0, length = 20 + rng() % 180; i < length; ++i) t.query.push_back(rng() % 4);
+    for (std::size_t i = 0; i < t.query.size() + t.band - 1; ++i) t.target.push_back(rng() % 4);
+    const std::size_t diagonal = k % 2 == 0 ? 0 : t.band - 1;
+    for (std::size_t i = 0; i < t.query.size(); ++i)
+      t.target[diagonal + i] = i < 1 + k % 3 ? (t.query[i] + 1) % 4 : rng() % 50 == 0 ? rng() % 4 : t.query[i];
+    tasks.push_back(std::move(t));
+  }
+  return tasks;
+}
+
+// The shared scorings, and a start bonus above a gap's opening: then row 0's insertions score, up
+// to the band's edge and not beyond it.
+std::vector<ExtendScoring> cpu_scorings() {
+  std::vector<ExtendScoring> all = scorings();
+  ExtendScoring start;
+  start.gap_open = 2, start.clip5 = 12, start.clip3 = 0;
+  all.push_back(start);
+  return all;
+}
+
 class ExtendKernels : public ::testing::TestWithParam<engine::KernelChoice> {};
 
+// Random shapes mix tasks for 8-bit lanes (short reads; with `wide`, 12 letters at most), 16-bit
+// lanes and the scalar kernel in one batch; batches are no multiple of any vector's lanes.
 TEST_P(ExtendKernels, EqualTheDefinition) {
   if (!engine::cpu_supports(GetParam())) GTEST_SKIP() << "this CPU lacks the instruction set";
   std::mt19937 rng(42);
-  for (const ExtendScoring& scoring : scorings()) {
+  for (const ExtendScoring& scoring : cpu_scorings()) {
     const auto kernel = make_extend_cpu_kernel(GetParam(), scoring);
     const auto scorer = kernel->make_scorer();
     for (std::size_t batch : {1u, 7u, 33u, 150u}) expect_definition(*scorer, scoring, random_tasks(rng, batch));
+    for (std::size_t batch : {1u, 65u, 200u}) expect_definition(*scorer, scoring, rescue_tasks(rng, batch));
+    expect_definition(*scorer, scoring, edge_tasks(rng, 300));
+    std::vector<Task> tiny;  // the wide scoring's 8-bit tasks
+    for (int k = 0; k < 100; ++k) tiny.push_back(random_task(rng, 1 + rng() % 14, 1 + rng() % 300, true));
+    expect_definition(*scorer, scoring, tiny);
+  }
+}
+
+// Where each width ends: the lanes must hold the task's max_score; a perfect match reaches it.
+TEST(ExtendLaneBits, EndWhereMaxScoreLeavesTheLane) {
+  const ExtendScoring s;  // match 1, both bonuses 5
+  const std::vector<std::uint8_t> letters(70000, 0);
+  auto bits = [&](std::size_t length) {
+    return extend_lane_bits({std::span(letters.data(), length), letters.data(), 1}, s);
+  };
+  EXPECT_EQ(bits(1), 8);
+  EXPECT_EQ(bits(245), 8);  // max_score 255
+  EXPECT_EQ(bits(246), 16);
+  EXPECT_EQ(bits(65525), 16);  // 65535
+  EXPECT_EQ(bits(65526), 32);
+}
+
+TEST_P(ExtendKernels, ScorePerfectMatchesAtTheLaneEdges) {
+  if (!engine::cpu_supports(GetParam())) GTEST_SKIP() << "this CPU lacks the instruction set";
+  std::mt19937 rng(7);
+  ExtendScoring wide;
+  wide.match = 20, wide.clip3 = 10;  // 12 letters score 255
+  for (const ExtendScoring& scoring : {ExtendScoring{}, wide}) {
+    const auto scorer = make_extend_cpu_kernel(GetParam(), scoring)->make_scorer();
+    std::vector<Task> tasks;
+    for (const long long top : {254LL, 255LL, 256LL, 65535LL, 65536LL}) {
+      const long long letters = (top - scoring.clip5 - scoring.clip3) / scoring.match;
+      if (scoring.max_score(letters) != top) continue;
+      for (const std::uint32_t band : {1u, 3u, 300u}) {
+        Task t;
+        for (long long i = 0; i < letters; ++i) t.query.push_back(rng() % 4);
+        t.target.assign(band / 2, kWallCode);
+        t.target.insert(t.target.end(), t.query.begin(), t.query.end());
+        t.target.resize(t.query.size() + band - 1, kWallCode);
+        t.band = band;
+        ASSERT_EQ(extend_score_scalar(t.view(), scoring).score, top);
+        tasks.push_back(std::move(t));
+      }
+    }
+    expect_definition(*scorer, scoring, tasks);
   }
 }
 

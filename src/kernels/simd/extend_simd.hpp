@@ -7,7 +7,7 @@
 
 namespace hyalign::kernels::simd {
 
-std::unique_ptr<ExtendKernel> make_extend_avx2_kernel(const ExtendScoring& scoring);    // 16 x 16-bit lanes
-std::unique_ptr<ExtendKernel> make_extend_avx512_kernel(const ExtendScoring& scoring);  // 32 x 16-bit lanes
+std::unique_ptr<ExtendKernel> make_extend_avx2_kernel(const ExtendScoring& scoring);    // 32 x 8-bit, 16 x 16-bit lanes
+std::unique_ptr<ExtendKernel> make_extend_avx512_kernel(const ExtendScoring& scoring);  // 64 x 8-bit, 32 x 16-bit lanes
 
 }  // namespace hyalign::kernels::simd
