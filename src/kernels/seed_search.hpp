@@ -131,6 +131,8 @@ HYALIGN_HOST_DEVICE inline bool in_large_family(std::uint32_t length, std::uint3
 struct SeedMatch {
   std::uint32_t begin = 0, length = 0, lo = 0, hi = 0, back = 0;
   bool family = false;
+  // A family match's letters with kRareMaxCopies copies or more: [begin, family_end()).
+  std::uint32_t family_end() const { return begin + length - 1; }
   bool operator==(const SeedMatch&) const = default;
 };
 

@@ -20,7 +20,7 @@ using kernels::kReseedMaxCopies;
 // family notes the letters its prefix with kRareMaxCopies copies or more holds.
 void add_match(std::span<const std::uint32_t> sa, const kernels::SeedMatch& m, std::uint32_t max_occurrences,
                const SeedQuery& query) {
-  if (m.family && query.family != nullptr) query.family->push_back({m.begin, m.begin + m.length - 1});
+  if (m.family && query.family != nullptr) query.family->push_back({m.begin, m.family_end()});
   if (m.hi - m.lo > max_occurrences) {
     if (query.repetitive != nullptr) query.repetitive->push_back({m.begin, m.begin + m.length});
     return;

@@ -238,7 +238,7 @@ std::vector<std::vector<kernels::SeedMatch>> matches_of(const index::SuffixIndex
       out[k].push_back(m);
       h += m.hi - m.lo;
     }
-    for (const LetterSpan& f : family) out[k].push_back({f.begin, f.end - f.begin, 0, 0, 0, true});
+    for (const LetterSpan& f : family) out[k].push_back({f.begin, f.end - f.begin + 1, 0, 0, 0, true});  // the match
   }
   return out;
 }

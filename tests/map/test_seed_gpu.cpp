@@ -92,7 +92,7 @@ Found gpu_seeds(const index::SuffixIndex& index, const map::MapParams& params, k
   for (std::size_t r = 0; r < reads.size(); ++r) {
     for (std::uint32_t m = r == 0 ? 0 : ends[r - 1]; m < ends[r]; ++m) {
       const kernels::SeedMatch& match = matches[m];
-      if (match.family) found.family[r].push_back({match.begin, match.begin + match.length});
+      if (match.family) found.family[r].push_back({match.begin, match.family_end()});
       if (match.hi - match.lo > params.max_occurrences) {
         found.repetitive[r] = 1;
         continue;
