@@ -26,8 +26,9 @@ Placement exact_placement(const Chain& chain, std::int32_t length, const kernels
   return p;
 }
 
-// Letters of the union of `spans`.
-std::uint32_t letters_covered(std::vector<LetterSpan> spans) {
+// Letters of the union of `spans` and `more`.
+std::uint32_t letters_covered(std::vector<LetterSpan> spans, std::span<const LetterSpan> more = {}) {
+  spans.insert(spans.end(), more.begin(), more.end());
   std::sort(spans.begin(), spans.end(), [](const LetterSpan& a, const LetterSpan& b) { return a.begin < b.begin; });
   return letters_in_union(spans.begin(), spans.end(), [](const LetterSpan& s) { return s; });
 }
@@ -95,10 +96,11 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
   result = {};
   result.placements = tasks.exact;
   for (int strand = 0; strand < 2; ++strand) {
-    std::vector<LetterSpan> spans = tasks.repetitive_spans[strand];
-    result.repetitive_letters[strand] = letters_covered(spans);
-    spans.insert(spans.end(), tasks.family_spans[strand].begin(), tasks.family_spans[strand].end());
-    result.family_letters[strand] = letters_covered(std::move(spans));
+    const std::vector<LetterSpan>& repetitive = tasks.repetitive_spans[strand];
+    result.repetitive_letters[strand] = letters_covered(repetitive);
+    // Only a read with no mate is discounted for its families' letters (set_single_end_mapq).
+    result.family_letters[strand] =
+        has_mate ? result.repetitive_letters[strand] : letters_covered(repetitive, tasks.family_spans[strand]);
   }
   for (std::size_t k = 0; k < tasks.ids.size(); ++k) {
     Placement p = aligner.placement(tasks.ids[k], tasks.reverse[k], tasks.query_begins[k]);

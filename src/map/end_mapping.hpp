@@ -22,7 +22,7 @@ struct EndResult {
   std::vector<int> alternatives;  // scores of the other placements of the primary's letters
   std::uint32_t seed_weight = 0;
   // Read letters whose seeds had more than -c copies (places may be missing), forward and reverse
-  // strand; and those together with the letters in large repeat families.
+  // strand; and, for a read with no mate, those together with the letters in large repeat families.
   std::uint32_t repetitive_letters[2] = {0, 0};
   std::uint32_t family_letters[2] = {0, 0};
   int mapq = 0;
