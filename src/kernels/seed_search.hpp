@@ -89,6 +89,28 @@ HYALIGN_HOST_DEVICE bool next_run_start(const Letter* pattern, std::uint32_t len
   return false;
 }
 
+// The scan's next start: from `at` (next_run_start with a seed's letters left), or, once a run's
+// last match ended before the run's end with fewer letters than a seed left after it, the start of
+// the run's last min_seed letters. A chance match of the genome from an earlier start can carry the
+// scan into the read's own exact run where it ends the read, with too few of its letters left to
+// seed; BWA-MEM finds that run by extending backwards from the read's end.
+template <typename Letter>
+HYALIGN_HOST_DEVICE bool next_scan_start(const Letter* pattern, std::uint32_t length, std::uint32_t min_seed,
+                                         std::uint32_t& at, std::uint32_t& run_begin, std::uint32_t& run_end) {
+  if (at <= run_end && at + min_seed > run_end && run_end - run_begin >= min_seed) {
+    at = run_end - min_seed;
+    return true;
+  }
+  return next_run_start(pattern, length, min_seed, at, run_begin, run_end);
+}
+
+// Where the scan goes on after its match [start, start + length): past the letter that ended the
+// match, or past the run after the search of its last min_seed letters.
+HYALIGN_HOST_DEVICE constexpr std::uint32_t scan_next(std::uint32_t start, std::uint32_t length, std::uint32_t min_seed,
+                                                      std::uint32_t run_end) {
+  return start + min_seed == run_end ? run_end + 1 : start + length + 1;
+}
+
 // Of `n` neighbouring suffix-array rows whose first shared[r] letters a pattern shares (rows
 // around where it sorts, so the counts rise to a peak and fall), the shortest prefix of at least
 // min_length letters that fewer than kRareMaxCopies rows hold, and those rows [first, last).

@@ -129,7 +129,7 @@ void choose_placements(EndResult& result, std::int32_t read_length, const MapPar
   result.secondary.clear();
   result.sub_score = 0;
   result.alternatives.clear();
-  if (all.empty() || all.front().score < params.min_score) return;
+  if (all.empty() || !scores_enough(all.front(), read_length, params)) return;
   std::vector<int> heads;  // the primary and supplementary placements
   for (std::size_t k = 0; k < all.size(); ++k) {
     const Placement& p = all[k];
@@ -140,7 +140,7 @@ void choose_placements(EndResult& result, std::int32_t read_length, const MapPar
         break;
       }
     if (over < 0) {
-      if (p.score < params.min_score) continue;
+      if (!scores_enough(p, read_length, params)) continue;
       heads.push_back(static_cast<int>(k));
       if (heads.size() == 1) result.primary = static_cast<int>(k);
       else result.supplementary.push_back(static_cast<int>(k));
@@ -149,7 +149,7 @@ void choose_placements(EndResult& result, std::int32_t read_length, const MapPar
     if (over == result.primary) {
       result.sub_score = std::max(result.sub_score, p.score);
       result.alternatives.push_back(p.score);
-      if (p.score >= params.min_score) result.secondary.push_back(static_cast<int>(k));
+      if (scores_enough(p, read_length, params)) result.secondary.push_back(static_cast<int>(k));
     }
   }
   result.seed_weight = result.best().seed_weight;

@@ -317,7 +317,7 @@ class BatchMapper {
     w.aligner->clear();
     for (std::size_t r = first; r < last; ++r) {
       const std::size_t mate = r ^ 1;
-      queue_rescues(results_[mate], letters_[r], results_[r], sizes, index_.reference(), params_, *w.aligner,
+      queue_rescues(results_[mate], letters_[mate].length(), letters_[r], results_[r], sizes, index_.reference(), params_, *w.aligner,
                     tasks[r - first]);
     }
     w.aligner->score_all();

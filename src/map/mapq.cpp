@@ -28,7 +28,7 @@ constexpr double kNearCopyPhredPerSubstitution = 13.5;
 double near_copy_phred_per_unit(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring) {
   const double length = std::max(p.query_end - p.query_begin, 1);
   const double one_substitution = scoring.match + scoring.mismatch;
-  const double score = p.score - alignment_bonus(p, read_length, scoring);  // SAM's AS
+  const double score = sam_score(p, read_length, scoring);
   const double identity = std::clamp(1.0 - (length * scoring.match - score) / one_substitution / length, 0.0, 1.0);
   const double shrink = (length <= 50 ? 1.0 : std::log(50.0) / std::log(length)) * identity * identity;
   return kNearCopyPhredPerSubstitution / one_substitution * shrink * shrink;

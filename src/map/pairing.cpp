@@ -86,7 +86,7 @@ InsertSizes estimate_insert_sizes(std::span<const EndResult> ends, const InsertS
   return out;
 }
 
-void queue_rescues(const EndResult& anchor, const EndLetters& mate_letters, const EndResult& mate,
+void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const EndLetters& mate_letters, const EndResult& mate,
                    const InsertSizes& sizes, const index::ReferenceText& reference, const MapParams& params,
                    LocusAligner& aligner, std::vector<RescueTask>& tasks) {
   if (!anchor.mapped() || !sizes.known) return;
@@ -96,7 +96,7 @@ void queue_rescues(const EndResult& anchor, const EndLetters& mate_letters, cons
   const bool search_near_best = mate.mapped() && placed_among_copies(mate, mate.best().score, params);
   unsigned queued = 0;
   for (const Placement& p : anchor.placements) {
-    if (p.score < floor || p.score < params.min_score || queued == params.max_rescues) continue;
+    if (p.score < floor || !scores_enough(p, anchor_length, params) || queued == params.max_rescues) continue;
     bool mate_near = false;
     for (const Placement& q : mate.placements) {
       const std::int64_t size = fr_insert_size(p, q);
@@ -121,7 +121,7 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
   bool added = false;
   for (const RescueTask& t : tasks) {
     Placement p = aligner.placement(t.task, t.reverse, 0);
-    if (p.score < params.min_score) continue;
+    if (!scores_enough(p, read_length, params)) continue;
     const auto same_place = [&](const Placement& q) {
       return q.reverse == p.reverse && q.sequence == p.sequence && q.text_end == p.text_end;
     };
@@ -146,10 +146,10 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
   std::vector<PairScore> pairs;
   for (std::size_t i = 0; i < first.placements.size(); ++i) {
     const Placement& a = first.placements[i];
-    if (a.score < params.min_score) continue;
+    if (!scores_enough(a, length1, params)) continue;
     for (std::size_t j = 0; j < second.placements.size(); ++j) {
       const Placement& b = second.placements[j];
-      if (b.score < params.min_score) continue;
+      if (!scores_enough(b, length2, params)) continue;
       const std::int64_t size = fr_insert_size(a, b);
       if (size < sizes.low || size > sizes.high) continue;
       pairs.push_back({a.score + b.score + insert_score(size, sizes, params.scoring), static_cast<int>(i),

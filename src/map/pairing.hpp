@@ -38,7 +38,7 @@ struct RescueTask {
 
 // Queues a search for the mate (`mate_letters`, placed as `mate`) near each good placement of
 // `anchor` that has no placement of the mate within the insert-size range.
-void queue_rescues(const EndResult& anchor, const EndLetters& mate_letters, const EndResult& mate,
+void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const EndLetters& mate_letters, const EndResult& mate,
                    const InsertSizes& sizes, const index::ReferenceText& reference, const MapParams& params,
                    LocusAligner& aligner, std::vector<RescueTask>& tasks);
 

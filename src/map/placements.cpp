@@ -70,6 +70,14 @@ int alignment_bonus(const Placement& p, std::int32_t read_length, const kernels:
   return (p.query_begin == 0 ? scoring.clip5 : 0) + (p.query_end == read_length ? scoring.clip3 : 0);
 }
 
+int sam_score(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring) {
+  return p.score - alignment_bonus(p, read_length, scoring);
+}
+
+bool scores_enough(const Placement& p, std::int32_t read_length, const MapParams& params) {
+  return sam_score(p, read_length, params.scoring) >= params.min_score;
+}
+
 Window rescue_window(std::int64_t lowest, std::int64_t highest, std::uint32_t sequence) {
   return {lowest, static_cast<std::uint32_t>(std::max<std::int64_t>(1, highest - lowest + 1)), sequence};
 }

@@ -39,6 +39,10 @@ Window chain_window(const Chain& chain, std::uint32_t margin);
 // The clip bonuses a placement's score holds: BWA's -L for each end of the read it reaches. SAM's
 // AS is the score without them.
 int alignment_bonus(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring);
+int sam_score(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring);
+// Whether a placement scores -T or more. As BWA-MEM's, -T is compared with the score without the
+// clip bonuses, which the alignment earns only by reaching the read's ends.
+bool scores_enough(const Placement& p, std::int32_t read_length, const MapParams& params);
 // The band for a mate expected to start at text positions [lowest, highest].
 Window rescue_window(std::int64_t lowest, std::int64_t highest, std::uint32_t sequence);
 

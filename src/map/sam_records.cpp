@@ -154,7 +154,7 @@ bam1_t* RecordBuilder::build(const EndRecordInput& end, const Placement* p, cons
     edit_tags(*p, *end.letters, std::string_view(reference_.text), nm, md);
     append_int(b, "NM", nm);
     append_text(b, "MD", md);
-    append_int(b, "AS", p->score - alignment_bonus(*p, end.letters->length(), options_.scoring));
+    append_int(b, "AS", sam_score(*p, end.letters->length(), options_.scoring));
     const int sub = end.result->sub_score - options_.scoring.clip5 - options_.scoring.clip3;
     append_int(b, "XS", std::max(0, sub));
   }

@@ -49,7 +49,8 @@ std::uint32_t SeedFinder::common_prefix(std::string_view pattern, std::uint32_t 
 }
 
 // A search under way: the greedy scan along the query (the longest match from `next`, then on
-// from the letter after it); after a long seed with few copies, the searches inside it for
+// from the letter after it, and the search of a run's last min_seed letters that it would pass
+// over); after a long seed with few copies, the searches inside it for
 // matches with more copies; after a seed, the search across its end; and after the scan, the third
 // round's searches for matches with few copies (kernels::seed_search.hpp).
 struct SeedFinder::Search {
@@ -89,7 +90,7 @@ bool SeedFinder::next_search(Search& s) const {
   const std::string_view p = s.query.pattern;
   const auto n = static_cast<std::uint32_t>(p.size());
   if (!s.third_round) {
-    if (kernels::next_run_start(p.data(), n, min_seed_, s.next, s.run_begin, s.run_end)) {
+    if (kernels::next_scan_start(p.data(), n, min_seed_, s.next, s.run_begin, s.run_end)) {
       s.start = s.next;
       return true;
     }
@@ -171,7 +172,7 @@ void SeedFinder::finish_search(Search& s) const {
         if (const std::uint32_t back = backs[r - match.rows.lo]; back > 0)
           add_match(sa, {s.start - back, match.length + back, r, r + 1, back}, max_occurrences_, s.query);
   }
-  s.next = s.start + match.length + 1;  // past the letter that ended the match
+  s.next = kernels::scan_next(s.start, match.length, min_seed_, s.run_end);
 }
 
 void SeedFinder::find(std::span<const SeedQuery> queries) const {

@@ -433,6 +433,27 @@ TEST_F(MapSteps, SeedThatAChanceMatchJumpedIntoIsFound) {
   EXPECT_TRUE(found) << "no seed of the own copy's letters 26-47";
 }
 
+// A 50-letter read whose own copy differs at letters 16 and 20, and a chance match elsewhere of
+// its letters 17-32, longer from letter 17 than the own copy's 3. The scan's jump past that match
+// leaves 16 letters, too few to seed, of the own copy's 29 letters 21-49 at the read's end; the
+// search of the read's last min_seed letters must find them.
+TEST_F(MapSteps, SeedAtTheReadsEndThatAChanceMatchJumpedOverIsFound) {
+  const std::string read = random_bases(rng, 50);
+  auto other = [](char c) { return c == 'a' ? 'c' : 'a'; };
+  std::string own = read;
+  for (int at : {16, 20}) own[at] = other(own[at]);
+  const std::string decoy = read.substr(17, 16) + other(read[33]);
+  const std::string chr = random_bases(rng, 3000) + own + random_bases(rng, 3000) + decoy + random_bases(rng, 3000);
+  const index::SuffixIndex genome = index::SuffixIndex::build(test::reference_of({chr}), 2);
+  std::vector<SeedHit> hits;
+  const SeedQuery query{read, false, &hits};
+  SeedFinder(genome, params).find({&query, 1});
+  const bool found = std::any_of(hits.begin(), hits.end(), [](const SeedHit& h) {
+    return h.diagonal() == 3000 && h.query_begin >= 21 && h.query_begin + h.length == 50;
+  });
+  EXPECT_TRUE(found) << "no seed of the own copy's letters 21-49";
+}
+
 // A mate placed among copies (here a worse one near the anchor and one elsewhere) is searched for
 // near the anchor's best place even so: its seeds may have missed a better copy there. The copy
 // the search finds is the pair's, with MAPQ 0 (the window may hold more copies as good). A mate
@@ -453,7 +474,7 @@ TEST_F(MapSteps, RescueSearchesNearTheAnchorWhenTheMateIsARepeat) {
   mate.primary = 0;
   const InsertSizes sizes = given_insert_sizes(300, 30);
   std::vector<RescueTask> tasks;
-  queue_rescues(anchor, mate_letters, mate, sizes, index.reference(), params, aligner, tasks);
+  queue_rescues(anchor, 100, mate_letters, mate, sizes, index.reference(), params, aligner, tasks);
   ASSERT_EQ(tasks.size(), 1u);
   aligner.score_all();
   add_rescued(tasks, aligner, 100, 1, params, mate);
@@ -466,7 +487,7 @@ TEST_F(MapSteps, RescueSearchesNearTheAnchorWhenTheMateIsARepeat) {
   placed_once.placements = {placement_at(true, a + 150, 100)};
   placed_once.primary = 0;
   tasks.clear();
-  queue_rescues(anchor, mate_letters, placed_once, sizes, index.reference(), params, aligner, tasks);
+  queue_rescues(anchor, 100, mate_letters, placed_once, sizes, index.reference(), params, aligner, tasks);
   EXPECT_TRUE(tasks.empty());
 }
 
@@ -515,6 +536,21 @@ TEST_F(MapSteps, UngappedTracebackEqualsScalar) {
     EXPECT_EQ(p.text_begin, windows[k].start + a.target_begin);
     EXPECT_EQ(p.query_begin, a.query_begin);
   }
+}
+
+// -T is compared with SAM's AS, the score without the clip bonuses, as BWA-MEM compares it: an
+// alignment of a read's every letter holds both bonuses, which must not carry it over -T.
+TEST(Placements, MinScoreIsComparedWithoutClipBonuses) {
+  const MapParams params;
+  EndResult end;
+  Placement whole = placement_at(false, 1000, params.min_score - 1 + params.scoring.clip5 + params.scoring.clip3);
+  whole.query_end = 100;
+  end.placements = {whole};
+  choose_placements(end, 100, params);
+  EXPECT_FALSE(end.mapped()) << "AS " << params.min_score - 1 << " reported";
+  ++end.placements[0].score;
+  choose_placements(end, 100, params);
+  EXPECT_TRUE(end.mapped());
 }
 
 TEST(Mapq, FollowsTheScoreGap) {

@@ -1,6 +1,7 @@
 // The map's seed search (map/seeds.cpp) on a GPU, a thread per strand. Every step is the CPU
 // search's, in the same order, so the matches are the same: the greedy scan along the strand (the
-// longest match from a start, then on from the letter after it); after a long match with few
+// longest match from a start, then on from the letter after it, and the search of a run's last
+// min_seed letters that it would pass over); after a long match with few
 // copies, the searches from every min_seed-th letter inside it for matches with one copy more; and
 // after a seed, the search across its end, or after a match too short to seed, its extension
 // backwards; and after the scan, the third round's searches for matches with few copies
@@ -125,7 +126,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       cross_at = 0;
     } else {
       reseed_copies = 0;
-      if (!next_run_start(pattern.letters, length, min_seed, next, run_begin, run_end)) break;
+      if (!next_scan_start(pattern.letters, length, min_seed, next, run_begin, run_end)) break;
       start = next;
     }
     const Pattern rest{pattern.letters + start, run_end - start};
@@ -157,7 +158,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
           ++count;
         }
     }
-    next = start + match.length + 1;
+    next = scan_next(start, match.length, min_seed, run_end);
   }
   for (next = run_begin = run_end = 0; next_run_start(pattern.letters, length, min_seed + 1, next, run_begin, run_end);) {
     const Pattern rest{pattern.letters + next, run_end - next};
@@ -179,12 +180,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 }
 
 // At most this many matches of a strand of `length` letters: the scan's matches each take
-// min_seed + 1 letters but the last; the searches across their ends (a match each) and the
-// backward extensions (kBackExtendMaxCopies each) begin half a seed apart or more; and the
-// searches inside a match of L letters number at most L / min_seed; the third round's matches
-// take more than min_seed letters each.
+// min_seed + 1 letters but the last; the searches of a run's last min_seed letters are one a run of
+// min_seed letters or more; the searches across their ends (a match each) and the backward
+// extensions (kBackExtendMaxCopies each) begin half a seed apart or more; and the searches inside
+// a match of L letters number at most L / min_seed; the third round's matches take more than
+// min_seed letters each.
 std::uint32_t most_matches(std::uint32_t length, std::uint32_t min_seed) {
-  return (3 + 2 * kBackExtendMaxCopies) * length / min_seed + 2 + kBackExtendMaxCopies;
+  return (4 + 2 * kBackExtendMaxCopies) * length / min_seed + 3 + kBackExtendMaxCopies;
 }
 
 class GpuSeedSearcher final : public SeedGpuSearcher {
