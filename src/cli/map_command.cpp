@@ -81,7 +81,7 @@ void add_search_options(CLI::App& cmd, map::MapParams& p) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option("-m", p.max_rescues, "Mate rescues per read at most")->check(CLI::Range(0u, 10000u))->capture_default_str();
-  cmd.add_option("-T", p.min_score, "Placements whose AS (the score without clip bonuses) is less are not output")
+  cmd.add_option("-T", p.min_score, "Placements are not output when the best stretch of their alignment (no clip bonuses, as BWA-MEM scores it) scores less")
       ->check(CLI::Range(0, 1 << 20))
       ->capture_default_str();
 }

@@ -21,6 +21,7 @@ Placement exact_placement(const Chain& chain, std::int32_t length, const kernels
   p.query_begin = 0;
   p.query_end = length;
   p.seed_weight = chain.weight;
+  p.local_score = length * scoring.match;
   p.traced = true;
   p.cigar = {{kernels::CigarOp::match, static_cast<std::uint32_t>(length)}};
   return p;

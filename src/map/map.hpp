@@ -19,7 +19,7 @@ struct MapParams {
   double reseed_factor = 1.5;       // -r: matches longer than min_seed * this are searched again for copies
   unsigned max_occurrences = 500;   // -c: a match with more copies seeds no locus
   unsigned band_margin = 16;        // -w: band half-width beyond the seeds' diagonals
-  int min_score = 30;               // -T: placements whose AS is less are not reported
+  int min_score = 30;               // -T: placements whose best stretch scores less are not reported
   int unpaired_penalty = 17;        // -U: a pair placed as two unpaired reads scores this much less
   double drop_ratio = 0.5;          // -D: a chain weighing less than this fraction of a better one that
                                     //     covers the same read letters is not aligned

@@ -75,7 +75,34 @@ int sam_score(const Placement& p, std::int32_t read_length, const kernels::Exten
 }
 
 bool scores_enough(const Placement& p, std::int32_t read_length, const MapParams& params) {
-  return sam_score(p, read_length, params.scoring) >= params.min_score;
+  return std::max(sam_score(p, read_length, params.scoring), p.local_score) >= params.min_score;
+}
+
+int best_stretch_score(std::span<const kernels::CigarRun> cigar, const std::uint8_t* query, const std::uint8_t* target,
+                       const kernels::ExtendScoring& scoring) {
+  int best = 0, ending_here = 0;  // the best stretch, and the best one ending at the column reached
+  auto add = [&](int score) {
+    ending_here = std::max(ending_here + score, score);
+    best = std::max(best, ending_here);
+  };
+  for (const kernels::CigarRun& run : cigar) {
+    switch (run.op) {
+      case kernels::CigarOp::match:
+        for (std::uint32_t k = 0; k < run.length; ++k) add(scoring.letter_score(*query++, *target++));
+        break;
+      case kernels::CigarOp::insertion:
+        query += run.length;
+        add(-(scoring.gap_open + static_cast<int>(run.length) * scoring.gap_extend));
+        break;
+      case kernels::CigarOp::deletion:
+        target += run.length;
+        add(-(scoring.gap_open + static_cast<int>(run.length) * scoring.gap_extend));
+        break;
+      case kernels::CigarOp::soft_clip:
+        break;
+    }
+  }
+  return best;
 }
 
 Window rescue_window(std::int64_t lowest, std::int64_t highest, std::uint32_t sequence) {
@@ -146,6 +173,7 @@ void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScori
   placement.query_begin = a->query_begin;
   placement.text_begin = w.start + a->target_begin;
   placement.cigar = std::move(a->cigar);
+  placement.local_score = best_stretch_score(placement.cigar, query.data() + a->query_begin, target.data() + a->target_begin, scoring);
   placement.traced = true;
 }
 

@@ -30,6 +30,10 @@ struct Placement {
   std::uint32_t seed_weight = 0;                // read letters its chain's seeds covered
   bool traced = false;  // query_begin, text_begin and cigar are exact (else begins are estimates)
   bool rescued = false;                         // found by a search near the mate, not by seeds
+  // Once traced: the best score of a stretch of the alignment, without clip bonuses. BWA-MEM's
+  // score, which -T is compared with; it may exceed AS where a read's end letters cost more than
+  // the end's clip bonus saves.
+  int local_score = 0;
   std::vector<kernels::CigarRun> cigar;         // the whole read, soft clips at both ends
   Window window;        // the task that found it, to trace it back
 };
@@ -40,9 +44,12 @@ Window chain_window(const Chain& chain, std::uint32_t margin);
 // AS is the score without them.
 int alignment_bonus(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring);
 int sam_score(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring);
-// Whether a placement scores -T or more. As BWA-MEM's, -T is compared with the score without the
-// clip bonuses, which the alignment earns only by reaching the read's ends.
+// Whether a placement scores -T or more. As BWA-MEM's, -T is compared with a score without the
+// clip bonuses: the best stretch of the alignment once traced, else AS.
 bool scores_enough(const Placement& p, std::int32_t read_length, const MapParams& params);
+// The best score of a stretch of an alignment (`query` and `target` from its first letters).
+int best_stretch_score(std::span<const kernels::CigarRun> cigar, const std::uint8_t* query, const std::uint8_t* target,
+                       const kernels::ExtendScoring& scoring);
 // The band for a mate expected to start at text positions [lowest, highest].
 Window rescue_window(std::int64_t lowest, std::int64_t highest, std::uint32_t sequence);
 

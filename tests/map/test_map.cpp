@@ -553,6 +553,30 @@ TEST(Placements, MinScoreIsComparedWithoutClipBonuses) {
   EXPECT_TRUE(end.mapped());
 }
 
+// A traced alignment is compared by its best stretch: a 33-letter read aligned whole with its last
+// letter a mismatch has AS 28 but a stretch of 32, and is reported (BWA-MEM reports it with 32).
+TEST(Placements, MinScoreTakesTheBestStretchOfATracedAlignment) {
+  const MapParams params;
+  std::mt19937 rng{11};
+  const std::string text = random_bases(rng, 33);
+  std::string read = text;
+  read.back() = read.back() == 'a' ? 'c' : 'a';
+  const EndLetters target = letters_of(text), query = letters_of(read);
+  const std::vector<kernels::CigarRun> whole = {{kernels::CigarOp::match, 33}};
+  Placement p = placement_at(false, 0, 28 + params.scoring.clip5 + params.scoring.clip3);
+  p.query_end = 33;
+  EXPECT_FALSE(scores_enough(p, 33, params));
+  p.local_score = best_stretch_score(whole, query.codes[0].data(), target.codes[0].data(), params.scoring);
+  EXPECT_EQ(p.local_score, 32);
+  EXPECT_TRUE(scores_enough(p, 33, params));
+  // Gaps count once per run: 10 matches, a 2-letter deletion (6 + 2), 20 matches.
+  const std::vector<kernels::CigarRun> gapped = {
+      {kernels::CigarOp::soft_clip, 3}, {kernels::CigarOp::match, 10}, {kernels::CigarOp::deletion, 2}, {kernels::CigarOp::match, 20}};
+  const std::string ref = random_bases(rng, 32), clipped_read = "ttt" + ref.substr(0, 10) + ref.substr(12, 20);
+  const EndLetters r = letters_of(clipped_read), t = letters_of(ref);
+  EXPECT_EQ(best_stretch_score(gapped, r.codes[0].data() + 3, t.codes[0].data(), params.scoring), 10 - 8 + 20);
+}
+
 TEST(Mapq, FollowsTheScoreGap) {
   MapParams params;
   const std::vector<double> none;
