@@ -22,11 +22,13 @@ struct SeedSearchParams {
 //   that letter: every copy of the seed differs from the read there, and a copy that agrees (the
 //   read's own, when the seed came from a near-copy that matched longer from the read's start)
 //   would be passed over by the scan;
-// - back from the start of a match too short to seed, with one or two copies: the scan jumps past the
+// - back from the start of a match too short to seed, along its one or two copies and, with one,
+//   the copy that alone shares the next most letters (back_copies): the scan jumps past the
 //   longest match from a start, often a chance match of the genome, which can carry it into the
-//   middle of the read's own exact run with too few of its letters left to seed. The letters
-//   before the match that agree with a copy are added to it (BWA-MEM's backward extension), a
-//   match for each copy that makes a seed so.
+//   middle of the read's own exact run with too few of its letters left to seed, and the read's
+//   own copy there may share fewer letters than a chance one. The letters before the match that
+//   agree with a copy are added to it (BWA-MEM's backward extension), a match for each copy that
+//   makes a seed so.
 // The searches, and the backward extensions of a scan match, begin at least half a seed apart,
 // `floor` on, which bounds a strand's matches.
 HYALIGN_HOST_DEVICE constexpr bool claim_side_start(std::uint32_t at, std::uint32_t min_seed, std::uint32_t& floor) {
@@ -45,9 +47,53 @@ HYALIGN_HOST_DEVICE constexpr std::uint32_t cross_search_start(std::uint32_t sta
 }
 
 inline constexpr std::uint32_t kBackExtendMaxCopies = 2;
+// Rows a scan search reads on each side of where its pattern sorts: enough to see whether the
+// rows sharing the most and the next most letters are one or two.
+inline constexpr std::uint32_t kScanRowsAround = kBackExtendMaxCopies + 1;
 
-HYALIGN_HOST_DEVICE constexpr bool extends_back(std::uint32_t length, std::uint32_t copies, std::uint32_t min_seed) {
-  return length > 0 && length < min_seed && copies <= kBackExtendMaxCopies;
+// Suffix-array rows a scan match is extended back along, with the letters each shares with it.
+struct BackCopies {
+  std::uint32_t row[kBackExtendMaxCopies] = {};
+  std::uint32_t length[kBackExtendMaxCopies] = {};
+  std::uint32_t count = 0;
+};
+
+// Widens the run [b, e) of shared[0, n) to the rows sharing at least `letters`; whether it holds
+// kBackExtendMaxCopies rows or fewer, all of them seen (it reaches no side with unread rows).
+HYALIGN_HOST_DEVICE inline bool widen_few_rows(const std::uint32_t* shared, std::uint32_t n, std::uint32_t letters,
+                                               bool more_below, bool more_above, std::uint32_t& b, std::uint32_t& e) {
+  while (b > 0 && shared[b - 1] >= letters) --b;
+  while (e < n && shared[e] >= letters) ++e;
+  return e - b <= kBackExtendMaxCopies && !(b == 0 && more_below) && !(e == n && more_above);
+}
+
+// Of rows lo + [0, n) read where a pattern sorts, sharing shared[k] letters with it (all the
+// rows of its interval, or some around where it sorts: `more_below`/`more_above` say whether
+// unread rows of the interval lie beyond), the copies a match too short to seed is extended back
+// along: the longest match's one or two rows, and with one, the row that alone shares the next most
+// letters. The letters shared fall away from where the pattern sorts on both sides, so the rows
+// sharing at least some number of letters are a run; a run that reaches unread rows may be longer,
+// and is taken as too many.
+HYALIGN_HOST_DEVICE inline BackCopies back_copies(const std::uint32_t* shared, std::uint32_t n, std::uint32_t lo,
+                                                  bool more_below, bool more_above, std::uint32_t min_seed) {
+  BackCopies out;
+  std::uint32_t first = 0;
+  for (std::uint32_t k = 1; k < n; ++k)
+    if (shared[k] > shared[first]) first = k;
+  if (n == 0 || shared[first] == 0 || shared[first] >= min_seed) return out;
+  std::uint32_t b = first, e = first + 1;
+  if (!widen_few_rows(shared, n, shared[first], more_below, more_above, b, e)) return out;
+  for (std::uint32_t k = b; k < e; ++k) out.row[out.count] = lo + k, out.length[out.count++] = shared[first];
+  if (out.count > 1) return out;
+  const std::uint32_t below = b > 0 ? shared[b - 1] : 0, above = e < n ? shared[e] : 0;
+  const std::uint32_t next = below > above ? below : above;
+  const std::uint32_t other = below > above ? b - 1 : e;
+  if (next > 0 && widen_few_rows(shared, n, next, more_below, more_above, b, e) && e - b == 2) {
+    out.row[1] = lo + other;
+    out.length[1] = next;
+    out.count = 2;
+  }
+  return out;
 }
 
 // The letters before the scan's match [start, start + length) of the run from run_begin that its

@@ -149,7 +149,9 @@ void SeedFinder::finish_third_round_search(Search& s) const {
 
 void SeedFinder::finish_search(Search& s) const {
   if (s.third_round) return finish_third_round_search(s);
-  const Match match = s.rows.empty() ? Match{} : longest_match(s.rest(), s.rows, s.depth, s.copies);
+  kernels::BackCopies back;
+  const Match match =
+      s.rows.empty() ? Match{} : longest_match(s.rest(), s.rows, s.depth, s.copies, s.side_search ? nullptr : &back);
   const auto sa = index_.suffix_array();
   if (match.length >= min_seed_)
     add_match(sa, {s.start, match.length, match.rows.lo, match.rows.hi}, max_occurrences_, s.query);
@@ -160,18 +162,17 @@ void SeedFinder::finish_search(Search& s) const {
     s.reseed_copies = match.rows.size() + 1;
   }
   s.cross_at = kernels::cross_search_start(s.start, match.length, min_seed_, s.run_end, s.side_floor);
-  if (kernels::extends_back(match.length, match.rows.size(), min_seed_)) {
-    std::uint32_t backs[kernels::kBackExtendMaxCopies], most = 0;
-    for (std::uint32_t r = match.rows.lo; r < match.rows.hi; ++r) {
-      backs[r - match.rows.lo] = kernels::back_extension(s.query.pattern.data(), s.start, match.length, s.run_begin,
-                                                         index_.text().data(), sa[r], min_seed_);
-      most = std::max(most, backs[r - match.rows.lo]);
-    }
-    if (most > 0 && kernels::claim_side_start(s.start - most, min_seed_, s.side_floor))
-      for (std::uint32_t r = match.rows.lo; r < match.rows.hi; ++r)
-        if (const std::uint32_t back = backs[r - match.rows.lo]; back > 0)
-          add_match(sa, {s.start - back, match.length + back, r, r + 1, back}, max_occurrences_, s.query);
+  std::uint32_t backs[kernels::kBackExtendMaxCopies], most = 0;
+  for (std::uint32_t k = 0; k < back.count; ++k) {
+    backs[k] = kernels::back_extension(s.query.pattern.data(), s.start, back.length[k], s.run_begin,
+                                       index_.text().data(), sa[back.row[k]], min_seed_);
+    most = std::max(most, backs[k]);
   }
+  if (most > 0 && kernels::claim_side_start(s.start - most, min_seed_, s.side_floor))
+    for (std::uint32_t k = 0; k < back.count; ++k)
+      if (backs[k] > 0)
+        add_match(sa, {s.start - backs[k], back.length[k] + backs[k], back.row[k], back.row[k] + 1, backs[k]},
+                  max_occurrences_, s.query);
   s.next = kernels::scan_next(s.start, match.length, min_seed_, s.run_end);
 }
 
@@ -213,12 +214,14 @@ index::SaInterval SeedFinder::read_neighbours(std::string_view pattern, index::S
 }
 
 SeedFinder::Match SeedFinder::longest_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth,
-                                            std::uint32_t copies) const {
+                                            std::uint32_t copies, kernels::BackCopies* back) const {
   // The rows holding pattern[0, L) for any L lie next to where the pattern sorts; the longest
   // prefix with `copies` rows is the best minimum over `copies` neighbouring rows. A small interval
   // is read whole instead of searched.
   std::uint32_t shared[kDirectRows];
-  const auto [lo, hi] = read_neighbours(pattern, rows, depth, copies, kDirectRows, shared);
+  const std::uint32_t around = back != nullptr ? std::max(copies, kernels::kScanRowsAround) : copies;
+  const auto [lo, hi] = read_neighbours(pattern, rows, depth, around, kDirectRows, shared);
+  if (back != nullptr) *back = kernels::back_copies(shared, hi - lo, lo, lo > rows.lo, hi < rows.hi, min_seed_);
   std::uint32_t best = 0, best_start = lo;
   for (std::uint32_t start = lo; start + copies <= hi; ++start) {
     const std::uint32_t shortest = *std::min_element(shared + (start - lo), shared + (start - lo + copies));

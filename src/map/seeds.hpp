@@ -83,8 +83,9 @@ class SeedFinder {
   // Suffix-array intervals at most this big are read whole, not searched.
   static std::uint32_t rows_read_whole(const Search& s);
   // The longest prefix of `pattern` found at least `copies` times, given the rows of its first
-  // `depth` letters.
-  Match longest_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth, std::uint32_t copies) const;
+  // `depth` letters; with `back`, the rows a match too short to seed is extended back along.
+  Match longest_match(std::string_view pattern, index::SaInterval rows, std::uint32_t depth, std::uint32_t copies,
+                      kernels::BackCopies* back = nullptr) const;
   // The letters `pattern` shares with the rows around where it sorts in `rows` (those of its first
   // `depth` letters), into `shared`: every row when there are `whole` or fewer, else `around` on
   // each side. Returns the rows read.

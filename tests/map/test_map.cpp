@@ -17,6 +17,7 @@
 #include "engine/devices.hpp"
 #include "index/suffix_index.hpp"
 #include "kernels/extend_kernel.hpp"
+#include "kernels/seed_search.hpp"
 #include "map/chains.hpp"
 #include "map/end_mapping.hpp"
 #include "map/map.hpp"
@@ -91,6 +92,25 @@ class MapSteps : public ::testing::Test {
     const bool rc = rng() % 2;
     if (reverse) *reverse = rc;
     return rc ? reverse_complement(read) : read;
+  }
+
+  // The forward seeds of a random read of `length` letters in a genome that holds its own copy
+  // (at 3000, differing at `errors`) and decoys elsewhere: for each {begin, letters}, the read's
+  // letters [begin, begin + letters) and then a letter that differs.
+  std::vector<SeedHit> seeds_beside_decoys(std::size_t length, std::initializer_list<int> errors,
+                                           std::initializer_list<std::pair<std::size_t, std::size_t>> decoys) {
+    const std::string read = random_bases(rng, length);
+    auto other = [](char c) { return c == 'a' ? 'c' : 'a'; };
+    std::string own = read;
+    for (int at : errors) own[at] = other(own[at]);
+    std::string chr = random_bases(rng, 3000) + own + random_bases(rng, 3000);
+    for (const auto& [begin, letters] : decoys)
+      chr += read.substr(begin, letters) + other(read[begin + letters]) + random_bases(rng, 3000);
+    const index::SuffixIndex genome = index::SuffixIndex::build(test::reference_of({chr}), 2);
+    std::vector<SeedHit> hits;
+    const SeedQuery query{read, false, &hits};
+    SeedFinder(genome, params).find({&query, 1});
+    return hits;
   }
 };
 
@@ -417,16 +437,7 @@ TEST_F(MapSteps, SeedAcrossAMismatchFindsTheCopyThatAgreesThere) {
 // past that match starts inside the own copy's 22 letters 26-47, too few of them left to seed; the
 // search reaching back from their end must find them, as a read's seeds would without the decoy.
 TEST_F(MapSteps, SeedThatAChanceMatchJumpedIntoIsFound) {
-  const std::string read = random_bases(rng, 100);
-  auto other = [](char c) { return c == 'a' ? 'c' : 'a'; };
-  std::string own = read;
-  for (int at : {16, 25, 48}) own[at] = other(own[at]);
-  const std::string decoy = read.substr(17, 13) + other(read[30]);
-  const std::string chr = random_bases(rng, 3000) + own + random_bases(rng, 3000) + decoy + random_bases(rng, 3000);
-  const index::SuffixIndex genome = index::SuffixIndex::build(test::reference_of({chr}), 2);
-  std::vector<SeedHit> hits;
-  const SeedQuery query{read, false, &hits};
-  SeedFinder(genome, params).find({&query, 1});
+  const std::vector<SeedHit> hits = seeds_beside_decoys(100, {16, 25, 48}, {{17, 13}});
   const bool found = std::any_of(hits.begin(), hits.end(), [](const SeedHit& h) {
     return h.diagonal() == 3000 && h.query_begin >= 26 && h.query_begin + h.length <= 48;
   });
@@ -438,20 +449,62 @@ TEST_F(MapSteps, SeedThatAChanceMatchJumpedIntoIsFound) {
 // leaves 16 letters, too few to seed, of the own copy's 29 letters 21-49 at the read's end; the
 // search of the read's last min_seed letters must find them.
 TEST_F(MapSteps, SeedAtTheReadsEndThatAChanceMatchJumpedOverIsFound) {
-  const std::string read = random_bases(rng, 50);
-  auto other = [](char c) { return c == 'a' ? 'c' : 'a'; };
-  std::string own = read;
-  for (int at : {16, 20}) own[at] = other(own[at]);
-  const std::string decoy = read.substr(17, 16) + other(read[33]);
-  const std::string chr = random_bases(rng, 3000) + own + random_bases(rng, 3000) + decoy + random_bases(rng, 3000);
-  const index::SuffixIndex genome = index::SuffixIndex::build(test::reference_of({chr}), 2);
-  std::vector<SeedHit> hits;
-  const SeedQuery query{read, false, &hits};
-  SeedFinder(genome, params).find({&query, 1});
+  const std::vector<SeedHit> hits = seeds_beside_decoys(50, {16, 20}, {{17, 16}});
   const bool found = std::any_of(hits.begin(), hits.end(), [](const SeedHit& h) {
     return h.diagonal() == 3000 && h.query_begin >= 21 && h.query_begin + h.length == 50;
   });
   EXPECT_TRUE(found) << "no seed of the own copy's letters 21-49";
+}
+
+// A 50-letter read whose own copy differs at letters 13, 15 and 38, and chance matches elsewhere of
+// its letters 14-25 and 27-39. The scan jumps from letter 14 past the first to letter 27, inside
+// the own copy's 22 letters 16-37, and from there the chance match (13 letters) is longer than the
+// own copy's 11. The own copy, the row sharing the next most letters, must be extended back to a
+// seed of letters 16-37.
+TEST_F(MapSteps, SeedOfTheCopyThatSharesLessThanAChanceMatchIsFound) {
+  const std::vector<SeedHit> hits = seeds_beside_decoys(50, {13, 15, 38}, {{14, 12}, {27, 13}});
+  const bool found = std::any_of(hits.begin(), hits.end(), [](const SeedHit& h) {
+    return h.diagonal() == 3000 && h.query_begin == 16 && h.query_begin + h.length == 38;
+  });
+  EXPECT_TRUE(found) << "no seed of the own copy's letters 16-37";
+}
+
+// The rows a scan match is extended back along, chosen from the rows read around where the pattern
+// sorts (kScanRowsAround on each side), are those a reading of the whole interval gives: the
+// longest match's one or two copies, and with one, the copy that alone shares the next most.
+TEST(SeedSearch, BackCopiesFromTheRowsAroundEqualThoseOfTheWholeInterval) {
+  std::mt19937 rng{5};
+  const std::uint32_t min_seed = 19;
+  for (int round = 0; round < 20000; ++round) {
+    // Letters shared fall away from where the pattern sorts (between rows at - 1 and at).
+    const std::uint32_t n = 1 + rng() % 30, at = rng() % (n + 1);
+    std::vector<std::uint32_t> shared(n);
+    for (std::uint32_t r = at, v = rng() % 24; r < n; ++r) shared[r] = v = v - std::min<std::uint32_t>(v, rng() % 3);
+    for (std::uint32_t r = at, v = rng() % 24; r-- > 0;) shared[r] = v = v - std::min<std::uint32_t>(v, rng() % 3);
+    kernels::BackCopies want;
+    const std::uint32_t top = *std::max_element(shared.begin(), shared.end());
+    auto rows_with = [&](std::uint32_t v) { return static_cast<std::uint32_t>(std::count(shared.begin(), shared.end(), v)); };
+    if (top > 0 && top < min_seed && rows_with(top) <= 2) {
+      for (std::uint32_t r = 0; r < n; ++r)
+        if (shared[r] == top) want.row[want.count] = r, want.length[want.count++] = top;
+      std::uint32_t next = 0;
+      for (std::uint32_t v : shared) next = v < top ? std::max(next, v) : next;
+      if (want.count == 1 && next > 0 && rows_with(next) == 1) {
+        want.row[1] = static_cast<std::uint32_t>(std::find(shared.begin(), shared.end(), next) - shared.begin());
+        want.length[1] = next;
+        want.count = 2;
+      }
+    }
+    auto same = [&](const kernels::BackCopies& got) {
+      if (got.count != want.count) return false;
+      for (std::uint32_t k = 0; k < got.count; ++k)
+        if (got.row[k] != want.row[k] && !(got.count == 2 && got.row[k] == want.row[1 - k])) return false;
+      return true;
+    };
+    const std::uint32_t lo = at - std::min(at, kernels::kScanRowsAround), hi = std::min(n, at + kernels::kScanRowsAround);
+    ASSERT_TRUE(same(kernels::back_copies(shared.data(), n, 0, false, false, min_seed))) << "round " << round;
+    ASSERT_TRUE(same(kernels::back_copies(shared.data() + lo, hi - lo, lo, lo > 0, hi < n, min_seed))) << "round " << round;
+  }
 }
 
 // A mate placed among copies (here a worse one near the anchor and one elsewhere) is searched for
@@ -572,7 +625,7 @@ TEST(Placements, MinScoreTakesTheBestStretchOfATracedAlignment) {
   // Gaps count once per run: 10 matches, a 2-letter deletion (6 + 2), 20 matches.
   const std::vector<kernels::CigarRun> gapped = {
       {kernels::CigarOp::soft_clip, 3}, {kernels::CigarOp::match, 10}, {kernels::CigarOp::deletion, 2}, {kernels::CigarOp::match, 20}};
-  const std::string ref = random_bases(rng, 32), clipped_read = "ttt" + ref.substr(0, 10) + ref.substr(12, 20);
+  const std::string ref = random_bases(rng, 32), clipped_read = std::string("ttt").append(ref, 0, 10).append(ref, 12, 20);
   const EndLetters r = letters_of(clipped_read), t = letters_of(ref);
   EXPECT_EQ(best_stretch_score(gapped, r.codes[0].data() + 3, t.codes[0].data(), params.scoring), 10 - 8 + 20);
 }

@@ -56,11 +56,14 @@ __device__ uint2 read_neighbours(const DeviceIndex& ix, Pattern p, uint2 rows, u
 }
 
 // SeedFinder::longest_match: the longest prefix of p found at least `copies` times, given the rows
-// of its first `depth` letters.
-__device__ Match longest_match(const DeviceIndex& ix, Pattern p, uint2 rows, unsigned depth, unsigned copies) {
+// of its first `depth` letters; with `back`, the rows a match too short to seed is extended back along.
+__device__ Match longest_match(const DeviceIndex& ix, Pattern p, uint2 rows, unsigned depth, unsigned copies,
+                               unsigned min_seed, BackCopies* back) {
   unsigned shared[kDirectRows];
-  const uint2 read = read_neighbours(ix, p, rows, depth, copies, kDirectRows, shared);
+  const unsigned around = back != nullptr ? max(copies, kScanRowsAround) : copies;
+  const uint2 read = read_neighbours(ix, p, rows, depth, around, kDirectRows, shared);
   const unsigned lo = read.x, hi = read.y;
+  if (back != nullptr) *back = back_copies(shared, hi - lo, lo, lo > rows.x, hi < rows.y, min_seed);
   unsigned best = 0, best_start = lo;
   for (unsigned start = lo; start + copies <= hi; ++start) {
     unsigned shortest = shared[start - lo];
@@ -132,7 +135,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     const Pattern rest{pattern.letters + start, run_end - start};
     std::uint32_t depth = 0;
     const uint2 rows = start_rows(ix, rest, copies, min_seed, depth);
-    const Match match = rows_in(rows) == 0 ? Match{} : longest_match(ix, rest, rows, depth, copies);
+    BackCopies back;
+    const Match match =
+        rows_in(rows) == 0 ? Match{} : longest_match(ix, rest, rows, depth, copies, min_seed, side_search ? nullptr : &back);
     if (match.length >= min_seed) {
       if (count < capacity) found[count] = {start, match.length, match.rows.x, match.rows.y};
       ++count;
@@ -144,20 +149,17 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       reseed_copies = rows_in(match.rows) + 1;
     }
     cross_at = cross_search_start(start, match.length, min_seed, run_end, side_floor);
-    if (extends_back(match.length, rows_in(match.rows), min_seed)) {
-      std::uint32_t backs[kBackExtendMaxCopies], most = 0;
-      for (unsigned r = match.rows.x; r < match.rows.y; ++r) {
-        backs[r - match.rows.x] = back_extension(pattern.letters, start, match.length, run_begin, ix.text, sa_at(ix, r), min_seed);
-        most = max(most, backs[r - match.rows.x]);
-      }
-      if (most > 0 && claim_side_start(start - most, min_seed, side_floor))
-        for (unsigned r = match.rows.x; r < match.rows.y; ++r) {
-          const std::uint32_t back = backs[r - match.rows.x];
-          if (back == 0) continue;
-          if (count < capacity) found[count] = {start - back, match.length + back, r, r + 1, back};
-          ++count;
-        }
+    std::uint32_t backs[kBackExtendMaxCopies], most = 0;
+    for (unsigned k = 0; k < back.count; ++k) {
+      backs[k] = back_extension(pattern.letters, start, back.length[k], run_begin, ix.text, sa_at(ix, back.row[k]), min_seed);
+      most = max(most, backs[k]);
     }
+    if (most > 0 && claim_side_start(start - most, min_seed, side_floor))
+      for (unsigned k = 0; k < back.count; ++k) {
+        if (backs[k] == 0) continue;
+        if (count < capacity) found[count] = {start - backs[k], back.length[k] + backs[k], back.row[k], back.row[k] + 1, backs[k]};
+        ++count;
+      }
     next = scan_next(start, match.length, min_seed, run_end);
   }
   for (next = run_begin = run_end = 0; next_run_start(pattern.letters, length, min_seed + 1, next, run_begin, run_end);) {
