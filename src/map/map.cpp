@@ -317,8 +317,8 @@ class BatchMapper {
     w.aligner->clear();
     for (std::size_t r = first; r < last; ++r) {
       const std::size_t mate = r ^ 1;
-      queue_rescues(results_[mate], letters_[mate].length(), letters_[r], results_[r], sizes, index_.reference(), params_, *w.aligner,
-                    tasks[r - first]);
+      queue_rescues(results_[mate], letters_[mate].length(), letters_[r], results_[r], sizes, index_.reference(),
+                    params_, *w.aligner, tasks[r - first]);
     }
     w.aligner->score_all();
     for (std::size_t r = first; r < last; ++r)

@@ -86,9 +86,9 @@ InsertSizes estimate_insert_sizes(std::span<const EndResult> ends, const InsertS
   return out;
 }
 
-void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const EndLetters& mate_letters, const EndResult& mate,
-                   const InsertSizes& sizes, const index::ReferenceText& reference, const MapParams& params,
-                   LocusAligner& aligner, std::vector<RescueTask>& tasks) {
+void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const EndLetters& mate_letters,
+                   const EndResult& mate, const InsertSizes& sizes, const index::ReferenceText& reference,
+                   const MapParams& params, LocusAligner& aligner, std::vector<RescueTask>& tasks) {
   if (!anchor.mapped() || !sizes.known) return;
   const std::int64_t length = mate_letters.length();
   const int floor = anchor.best().score - params.unpaired_penalty;

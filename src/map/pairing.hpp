@@ -38,9 +38,9 @@ struct RescueTask {
 
 // Queues a search for the mate (`mate_letters`, placed as `mate`) near each good placement of
 // `anchor` that has no placement of the mate within the insert-size range.
-void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const EndLetters& mate_letters, const EndResult& mate,
-                   const InsertSizes& sizes, const index::ReferenceText& reference, const MapParams& params,
-                   LocusAligner& aligner, std::vector<RescueTask>& tasks);
+void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const EndLetters& mate_letters,
+                   const EndResult& mate, const InsertSizes& sizes, const index::ReferenceText& reference,
+                   const MapParams& params, LocusAligner& aligner, std::vector<RescueTask>& tasks);
 
 // After aligner.score_all(): adds the placements the rescues found to `mate` and chooses its
 // placements again.

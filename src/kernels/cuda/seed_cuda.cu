@@ -136,8 +136,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     std::uint32_t depth = 0;
     const uint2 rows = start_rows(ix, rest, copies, min_seed, depth);
     BackCopies back;
-    const Match match =
-        rows_in(rows) == 0 ? Match{} : longest_match(ix, rest, rows, depth, copies, min_seed, side_search ? nullptr : &back);
+    const Match match = rows_in(rows) == 0
+                            ? Match{}
+                            : longest_match(ix, rest, rows, depth, copies, min_seed, side_search ? nullptr : &back);
     if (match.length >= min_seed) {
       if (count < capacity) found[count] = {start, match.length, match.rows.x, match.rows.y};
       ++count;
@@ -151,13 +152,15 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     cross_at = cross_search_start(start, match.length, min_seed, run_end, side_floor);
     std::uint32_t backs[kBackExtendMaxCopies], most = 0;
     for (unsigned k = 0; k < back.count; ++k) {
-      backs[k] = back_extension(pattern.letters, start, back.length[k], run_begin, ix.text, sa_at(ix, back.row[k]), min_seed);
+      backs[k] = back_extension(pattern.letters, start, back.length[k], run_begin, ix.text, sa_at(ix, back.row[k]),
+                                min_seed);
       most = max(most, backs[k]);
     }
     if (most > 0 && claim_side_start(start - most, min_seed, side_floor))
       for (unsigned k = 0; k < back.count; ++k) {
         if (backs[k] == 0) continue;
-        if (count < capacity) found[count] = {start - backs[k], back.length[k] + backs[k], back.row[k], back.row[k] + 1, backs[k]};
+        if (count < capacity)
+          found[count] = {start - backs[k], back.length[k] + backs[k], back.row[k], back.row[k] + 1, backs[k]};
         ++count;
       }
     next = scan_next(start, match.length, min_seed, run_end);
