@@ -204,4 +204,23 @@ struct SeedMatch {
   bool operator==(const SeedMatch&) const = default;
 };
 
+// The matches the backward extensions of the scan's match from `start` along `back` make, into
+// `out` (kBackExtendMaxCopies at most), once their start claims the side searches' `floor`;
+// `text_pos(row)` is where a suffix-array row's suffix starts. Returns how many.
+template <typename Letter, typename TextPos>
+HYALIGN_HOST_DEVICE std::uint32_t back_extended_matches(const Letter* pattern, std::uint32_t start, std::uint32_t run_begin,
+                                                        const Letter* text, const BackCopies& back, TextPos text_pos,
+                                                        std::uint32_t min_seed, std::uint32_t& floor, SeedMatch* out) {
+  std::uint32_t backs[kBackExtendMaxCopies], most = 0;
+  for (std::uint32_t k = 0; k < back.count; ++k) {
+    backs[k] = back_extension(pattern, start, back.length[k], run_begin, text, text_pos(back.row[k]), min_seed);
+    most = most > backs[k] ? most : backs[k];
+  }
+  std::uint32_t n = 0;
+  if (most > 0 && claim_side_start(start - most, min_seed, floor))
+    for (std::uint32_t k = 0; k < back.count; ++k)
+      if (backs[k] > 0) out[n++] = {start - backs[k], back.length[k] + backs[k], back.row[k], back.row[k] + 1, backs[k]};
+  return n;
+}
+
 }  // namespace hyalign::kernels

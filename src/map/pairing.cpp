@@ -144,12 +144,15 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
     int i, j;
   };
   std::vector<PairScore> pairs;
+  std::vector<char> second_enough(second.placements.size());
+  for (std::size_t j = 0; j < second.placements.size(); ++j)
+    second_enough[j] = scores_enough(second.placements[j], length2, params);
   for (std::size_t i = 0; i < first.placements.size(); ++i) {
     const Placement& a = first.placements[i];
     if (!scores_enough(a, length1, params)) continue;
     for (std::size_t j = 0; j < second.placements.size(); ++j) {
       const Placement& b = second.placements[j];
-      if (!scores_enough(b, length2, params)) continue;
+      if (!second_enough[j]) continue;
       const std::int64_t size = fr_insert_size(a, b);
       if (size < sizes.low || size > sizes.high) continue;
       pairs.push_back({a.score + b.score + insert_score(size, sizes, params.scoring), static_cast<int>(i),

@@ -162,17 +162,11 @@ void SeedFinder::finish_search(Search& s) const {
     s.reseed_copies = match.rows.size() + 1;
   }
   s.cross_at = kernels::cross_search_start(s.start, match.length, min_seed_, s.run_end, s.side_floor);
-  std::uint32_t backs[kernels::kBackExtendMaxCopies], most = 0;
-  for (std::uint32_t k = 0; k < back.count; ++k) {
-    backs[k] = kernels::back_extension(s.query.pattern.data(), s.start, back.length[k], s.run_begin,
-                                       index_.text().data(), sa[back.row[k]], min_seed_);
-    most = std::max(most, backs[k]);
-  }
-  if (most > 0 && kernels::claim_side_start(s.start - most, min_seed_, s.side_floor))
-    for (std::uint32_t k = 0; k < back.count; ++k)
-      if (backs[k] > 0)
-        add_match(sa, {s.start - backs[k], back.length[k] + backs[k], back.row[k], back.row[k] + 1, backs[k]},
-                  max_occurrences_, s.query);
+  kernels::SeedMatch extended[kernels::kBackExtendMaxCopies];
+  const std::uint32_t n = kernels::back_extended_matches(s.query.pattern.data(), s.start, s.run_begin, index_.text().data(),
+                                                         back, [&](std::uint32_t row) { return sa[row]; }, min_seed_,
+                                                         s.side_floor, extended);
+  for (std::uint32_t k = 0; k < n; ++k) add_match(sa, extended[k], max_occurrences_, s.query);
   s.next = kernels::scan_next(s.start, match.length, min_seed_, s.run_end);
 }
 

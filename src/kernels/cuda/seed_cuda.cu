@@ -150,19 +150,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       reseed_copies = rows_in(match.rows) + 1;
     }
     cross_at = cross_search_start(start, match.length, min_seed, run_end, side_floor);
-    std::uint32_t backs[kBackExtendMaxCopies], most = 0;
-    for (unsigned k = 0; k < back.count; ++k) {
-      backs[k] = back_extension(pattern.letters, start, back.length[k], run_begin, ix.text, sa_at(ix, back.row[k]),
-                                min_seed);
-      most = max(most, backs[k]);
-    }
-    if (most > 0 && claim_side_start(start - most, min_seed, side_floor))
-      for (unsigned k = 0; k < back.count; ++k) {
-        if (backs[k] == 0) continue;
-        if (count < capacity)
-          found[count] = {start - backs[k], back.length[k] + backs[k], back.row[k], back.row[k] + 1, backs[k]};
-        ++count;
-      }
+    SeedMatch extended[kBackExtendMaxCopies];
+    const unsigned n = back_extended_matches(pattern.letters, start, run_begin, ix.text, back,
+                                             [&](unsigned row) { return sa_at(ix, row); }, min_seed, side_floor, extended);
+    for (unsigned k = 0; k < n; ++k, ++count)
+      if (count < capacity) found[count] = extended[k];
     next = scan_next(start, match.length, min_seed, run_end);
   }
   for (next = run_begin = run_end = 0; next_run_start(pattern.letters, length, min_seed + 1, next, run_begin, run_end);) {
