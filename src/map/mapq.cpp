@@ -34,15 +34,20 @@ double near_copy_phred_per_unit(const Placement& p, std::int32_t read_length, co
   return kNearCopyPhredPerSubstitution / one_substitution * shrink * shrink;
 }
 
-// The MAPQ that the copies within one substitution leave the placement: each is as likely as its
-// gap says, so n copies at the same gap take 10 log10(n) points more than one.
+// The MAPQ that the copies within one substitution leave the placement, on BWA-MEM's scale in the
+// number of copies too: n copies at the same gap take 10 log10((n + 1) / 2) points more than one
+// (BWA-MEM's 4.343 ln(n + 1) for n suboptimal hits). Summing n copies' odds, 10 log10(n), named 0
+// the reads of a family of 8 copies (rRNA operons) that sit on the one copy a read's letter singles
+// out, which BWA-MEM names 1-2 and are right 57 times in 58 (docs/performance.md).
 int near_copies_mapq(const EndResult& end, std::int32_t read_length, const kernels::ExtendScoring& scoring) {
   const int best = end.best().score, one_substitution = scoring.match + scoring.mismatch;
   const double per_unit = near_copy_phred_per_unit(end.best(), read_length, scoring);
   double odds = 0;  // of the near copies against the placement
+  int copies = 0;
   for (int score : end.alternatives)
-    if (best - score <= one_substitution) odds += std::pow(10.0, -per_unit * std::max(0, best - score) / 10.0);
+    if (best - score <= one_substitution) odds += std::pow(10.0, -per_unit * std::max(0, best - score) / 10.0), ++copies;
   if (odds == 0) return kMaxMapq;
+  odds *= (copies + 1) / (2.0 * copies);
   return std::clamp(static_cast<int>(-10.0 * std::log10(odds) + 0.499), 0, kMaxMapq);
 }
 

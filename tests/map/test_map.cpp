@@ -667,9 +667,9 @@ EndResult exact_read_end(bool reverse) {
   return end;
 }
 
-// A single read whose copies one substitution away are several: each is as likely as one alone
-// would be, so three take 10 log10(3) points more than one (an exact 100-letter placement: 10 with
-// one such copy, as BWA-MEM names it).
+// A single read whose copies one substitution away are several: n of them take 10 log10((n + 1) / 2)
+// points more than one, on BWA-MEM's scale (an exact 100-letter placement: 10 with one such copy,
+// as BWA-MEM names it; with the 7 other copies of an 8-copy family, 4).
 TEST(Mapq, NearCopiesAddUp) {
   MapParams params;
   auto end_with_copies = [&](int copies) {
@@ -679,7 +679,8 @@ TEST(Mapq, NearCopiesAddUp) {
     return end.mapq;
   };
   EXPECT_EQ(end_with_copies(1), 10);
-  EXPECT_EQ(end_with_copies(3), 5);
+  EXPECT_EQ(end_with_copies(3), 7);
+  EXPECT_EQ(end_with_copies(7), 4);
 }
 
 // A read part of which matched more than -c copies, left unlooked at: its MAPQ keeps only the share
