@@ -62,6 +62,107 @@ std::vector<Token> split_whitespace(std::string_view line) {
   return tokens;
 }
 
+// An NCBI matrix file's letters (upper case, header order) and a row of scores per letter (empty
+// until its row is read).
+struct NcbiMatrixText {
+  std::string letters;
+  std::vector<std::vector<int>> rows;
+};
+
+// The header row: one letter per column.
+std::string parse_header_row(const std::vector<Token>& tokens, const std::string& path, std::size_t line_no) {
+  std::string letters;
+  for (const Token& t : tokens) {
+    if (t.text.size() != 1)
+      throw InputError(path, line_no, fmt::format("header row must list single letters, found '{}'", t.text),
+                       t.column);
+    const char c = upper(t.text[0]);
+    if (letters.find(c) != std::string::npos)
+      throw InputError(path, line_no, fmt::format("duplicate letter {} in header row", show(c)), t.column);
+    letters += c;
+  }
+  if (letters.size() > static_cast<std::size_t>(ScoreMatrix::kMaxCodes))
+    throw InputError(path, line_no,
+                     fmt::format("matrix has {} letters, at most {} are supported", letters.size(),
+                                 ScoreMatrix::kMaxCodes));
+  return letters;
+}
+
+// One score: an integer (a leading '+' allowed) in -128..127.
+int parse_score(const Token& t, const std::string& path, std::size_t line_no) {
+  std::string_view text = t.text;
+  if (!text.empty() && text[0] == '+') text.remove_prefix(1);
+  long value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range ||
+      (ec == std::errc() && ptr == text.data() + text.size() && (value < -128 || value > 127)))
+    throw InputError(path, line_no, fmt::format("score '{}' is out of range (-128..127)", t.text), t.column);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
+    throw InputError(path, line_no, fmt::format("score '{}' is not an integer", t.text), t.column);
+  return static_cast<int>(value);
+}
+
+// A score row: a letter of the header, then one score per header letter.
+void parse_score_row(const std::vector<Token>& tokens, NcbiMatrixText& matrix, const std::string& path,
+                     std::size_t line_no) {
+  const Token& head = tokens[0];
+  if (head.text.size() != 1)
+    throw InputError(path, line_no, fmt::format("row must start with a single letter, found '{}'", head.text),
+                     head.column);
+  const char c = upper(head.text[0]);
+  const auto index = matrix.letters.find(c);
+  if (index == std::string::npos)
+    throw InputError(path, line_no, fmt::format("row letter {} is not in the header row", show(c)), head.column);
+  if (!matrix.rows[index].empty())
+    throw InputError(path, line_no, fmt::format("duplicate row for letter {}", show(c)), head.column);
+  if (tokens.size() - 1 != matrix.letters.size())
+    throw InputError(path, line_no,
+                     fmt::format("row {} has {} scores, expected {} (matrix must be square)", show(c),
+                                 tokens.size() - 1, matrix.letters.size()));
+  std::vector<int>& row = matrix.rows[index];
+  row.reserve(matrix.letters.size());
+  for (std::size_t i = 1; i < tokens.size(); ++i) row.push_back(parse_score(tokens[i], path, line_no));
+}
+
+// The file's header and rows, every letter's row present ('#' lines and blank ones skipped).
+NcbiMatrixText read_ncbi_matrix(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, fmt::format("cannot open matrix file: {}", std::strerror(errno)));
+  NcbiMatrixText matrix;
+  std::size_t line_no = 0, last_line = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto tokens = split_whitespace(line);
+    if (tokens.empty() || tokens[0].text[0] == '#') continue;
+    last_line = line_no;
+    if (!matrix.letters.empty()) {
+      parse_score_row(tokens, matrix, path, line_no);
+      continue;
+    }
+    matrix.letters = parse_header_row(tokens, path, line_no);
+    matrix.rows.assign(matrix.letters.size(), {});
+  }
+  if (in.bad()) throw InputError(path, "read error");
+  if (matrix.letters.empty()) throw InputError(path, "no header row of letters (empty matrix file?)");
+  std::string missing;
+  for (std::size_t i = 0; i < matrix.letters.size(); ++i)
+    if (matrix.rows[i].empty()) missing += matrix.letters[i];
+  if (!missing.empty())
+    throw InputError(path, last_line,
+                     fmt::format("matrix is not square: no rows for letter(s) '{}' of the header", missing));
+  return matrix;
+}
+
+// A nucleotide matrix: A, C, G and T, and nothing outside the IUPAC nucleotide codes.
+bool nucleotide_letters(std::string_view letters) {
+  bool dna = true;
+  for (char c : std::string_view("ACGT")) dna = dna && letters.find(c) != std::string_view::npos;
+  for (char c : letters) dna = dna && std::string_view("ACGTUNRYKMSWBDHVX").find(c) != std::string_view::npos;
+  return dna;
+}
+
 }  // namespace
 
 // Access to ScoreMatrix's private state for the factory functions below.
@@ -146,120 +247,39 @@ ScoreMatrix ScoreMatrix::dna(int match, int mismatch) {
 }
 
 ScoreMatrix ScoreMatrix::from_ncbi_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, fmt::format("cannot open matrix file: {}", std::strerror(errno)));
-
-  std::string header_letters;          // upper case, header order
-  std::vector<std::vector<int>> rows;  // by header index
-  std::vector<bool> have_row;
-  std::size_t line_no = 0, last_line = 0;
-  std::string line;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const auto tokens = split_whitespace(line);
-    if (tokens.empty() || tokens[0].text[0] == '#') continue;
-    last_line = line_no;
-
-    if (header_letters.empty()) {  // header row: one letter per column
-      for (const Token& t : tokens) {
-        if (t.text.size() != 1)
-          throw InputError(path, line_no,
-                           fmt::format("header row must list single letters, found '{}'", t.text), t.column);
-        const char c = upper(t.text[0]);
-        if (header_letters.find(c) != std::string::npos)
-          throw InputError(path, line_no, fmt::format("duplicate letter {} in header row", show(c)), t.column);
-        header_letters += c;
-      }
-      if (header_letters.size() > static_cast<std::size_t>(kMaxCodes))
-        throw InputError(path, line_no,
-                         fmt::format("matrix has {} letters, at most {} are supported", header_letters.size(),
-                                     kMaxCodes));
-      rows.assign(header_letters.size(), {});
-      have_row.assign(header_letters.size(), false);
-      continue;
-    }
-
-    // Score row: a letter, then one integer per header letter.
-    const Token& head = tokens[0];
-    if (head.text.size() != 1)
-      throw InputError(path, line_no, fmt::format("row must start with a single letter, found '{}'", head.text),
-                       head.column);
-    const char c = upper(head.text[0]);
-    const auto index = header_letters.find(c);
-    if (index == std::string::npos)
-      throw InputError(path, line_no, fmt::format("row letter {} is not in the header row", show(c)),
-                       head.column);
-    if (have_row[index])
-      throw InputError(path, line_no, fmt::format("duplicate row for letter {}", show(c)), head.column);
-    if (tokens.size() - 1 != header_letters.size())
-      throw InputError(path, line_no,
-                       fmt::format("row {} has {} scores, expected {} (matrix must be square)", show(c),
-                                   tokens.size() - 1, header_letters.size()));
-    std::vector<int> values;
-    values.reserve(header_letters.size());
-    for (std::size_t i = 1; i < tokens.size(); ++i) {
-      const Token& t = tokens[i];
-      std::string_view text = t.text;
-      if (!text.empty() && text[0] == '+') text.remove_prefix(1);
-      long value = 0;
-      const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (ec == std::errc::result_out_of_range || (ec == std::errc() && ptr == text.data() + text.size() &&
-                                                   (value < -128 || value > 127)))
-        throw InputError(path, line_no, fmt::format("score '{}' is out of range (-128..127)", t.text), t.column);
-      if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
-        throw InputError(path, line_no, fmt::format("score '{}' is not an integer", t.text), t.column);
-      values.push_back(static_cast<int>(value));
-    }
-    rows[index] = std::move(values);
-    have_row[index] = true;
-  }
-  if (in.bad()) throw InputError(path, "read error");
-  if (header_letters.empty()) throw InputError(path, "no header row of letters (empty matrix file?)");
-  std::string missing;
-  for (std::size_t i = 0; i < header_letters.size(); ++i)
-    if (!have_row[i]) missing += header_letters[i];
-  if (!missing.empty())
-    throw InputError(path, last_line,
-                     fmt::format("matrix is not square: no rows for letter(s) '{}' of the header", missing));
-
+  const NcbiMatrixText text = read_ncbi_matrix(path);
   ScoreMatrix m;
   m.name_ = std::filesystem::path(path).filename().string();
-  m.letters_ = header_letters;
-  const int n = static_cast<int>(header_letters.size());
+  m.letters_ = text.letters;
+  const int n = static_cast<int>(text.letters.size());
   for (int a = 0; a < n; ++a)
-    for (int b = 0; b < n; ++b) m.table_[a * kMaxCodes + b] = static_cast<std::int8_t>(rows[a][b]);
-
-  // Nucleotide matrix: has A, C, G, T and nothing outside the IUPAC nucleotide codes.
-  bool dna = true;
-  for (char c : std::string_view("ACGT")) dna = dna && header_letters.find(c) != std::string::npos;
-  for (char c : header_letters) dna = dna && std::string_view("ACGTUNRYKMSWBDHVX").find(c) != std::string_view::npos;
-  m.dna_ = dna;
-
+    for (int b = 0; b < n; ++b) m.table_[a * kMaxCodes + b] = static_cast<std::int8_t>(text.rows[a][b]);
+  m.dna_ = nucleotide_letters(text.letters);
   // The unknown code: N for nucleotides, else X; without that letter, an extra one is appended that
   // scores the matrix minimum against everything.
-  const char preferred = dna ? 'N' : 'X';
-  auto found = header_letters.find(preferred);
-  if (found == std::string::npos) {
-    if (n >= kMaxCodes)
-      throw InputError(path, fmt::format("matrix has {} letters and no '{}' for unknown residues; at most {} "
-                                         "letters are supported without one",
-                                         n, preferred, kMaxCodes - 1));
-    int lo = m.table_[0];
-    for (int a = 0; a < n; ++a)
-      for (int b = 0; b < n; ++b) lo = std::min<int>(lo, m.table_[a * kMaxCodes + b]);
-    m.letters_ += preferred;
-    for (int i = 0; i <= n; ++i) {
-      m.table_[n * kMaxCodes + i] = static_cast<std::int8_t>(lo);
-      m.table_[i * kMaxCodes + n] = static_cast<std::int8_t>(lo);
-    }
-    found = static_cast<std::size_t>(n);
-  }
-  m.unknown_ = static_cast<std::uint8_t>(found);
+  const char preferred = m.dna_ ? 'N' : 'X';
+  const auto found = text.letters.find(preferred);
+  if (found == std::string::npos && n >= kMaxCodes)
+    throw InputError(path, fmt::format("matrix has {} letters and no '{}' for unknown residues; at most {} "
+                                       "letters are supported without one",
+                                       n, preferred, kMaxCodes - 1));
+  m.unknown_ = found != std::string::npos ? static_cast<std::uint8_t>(found) : m.append_lowest_letter(preferred);
   m.finish();
-  if (dna && header_letters.find('U') == std::string::npos)
-    ScoreMatrixBuilder::alias(m, 'U', m.encode('T'));
+  if (m.dna_ && text.letters.find('U') == std::string::npos) ScoreMatrixBuilder::alias(m, 'U', m.encode('T'));
   return m;
+}
+
+std::uint8_t ScoreMatrix::append_lowest_letter(char letter) {
+  const int n = size();
+  int lo = table_[0];
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) lo = std::min<int>(lo, table_[a * kMaxCodes + b]);
+  letters_ += letter;
+  for (int i = 0; i <= n; ++i) {
+    table_[n * kMaxCodes + i] = static_cast<std::int8_t>(lo);
+    table_[i * kMaxCodes + n] = static_cast<std::int8_t>(lo);
+  }
+  return static_cast<std::uint8_t>(n);
 }
 
 }  // namespace hyalign

@@ -43,6 +43,8 @@ class ScoreMatrix {
  private:
   ScoreMatrix() = default;
   void finish();  // fills encode tables, padding, min/max from letters_ and table_
+  // Appends `letter`, scoring the matrix minimum against every letter and itself; returns its code.
+  std::uint8_t append_lowest_letter(char letter);
   std::string name_;
   bool dna_ = false;
   std::string letters_;
