@@ -304,6 +304,81 @@ std::vector<dist::RankShare> write_in_units(std::optional<AtomicOutput>& out, co
   return ordered.finish(units.count(), {queries.size()});
 }
 
+// Devices: the CPU kernel on the threads, one worker per GPU with a core of its own (it unpacks
+// and ranks its scores while the GPU waits), at most 2^28 scores (1 GiB here, half that on the
+// GPU) per GPU take: 10,000 queries then take 26 database blocks at once, and the launches' tails
+// matter less (H100: 4,424 GCUPS against 4,213 with 2^26, peak memory 1.9 GiB against 0.7). With
+// --device auto, GPUs score alone: on the H100, 15 AVX-512 cores beside it took 5-7 % of the
+// cells and made scoring 1.3-1.4x as long (the GPU's host side and small first takes wait on
+// them); --device all still puts every core to work.
+engine::Devices<kernels::SwKernel> plan_search_devices(const SearchOptions& o, const Scoring& scoring,
+                                                       unsigned threads) {
+  auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel());
+  const std::size_t block = cpu_kernel->lanes() * 32;
+  engine::WorkShape shape{std::max<std::size_t>(1, (std::size_t{1} << 28) / block), block * sizeof(int)};
+  if (o.device == engine::DeviceChoice::automatic) shape.cpu_share_beside_gpus = 0;
+  return engine::plan_devices<kernels::SwKernel>(
+      o.device, threads, kernels::cuda::sw_gpu_unsupported_reason(scoring.kernel()), std::move(cpu_kernel),
+      [&](int gpu) { return kernels::cuda::make_sw_gpu_kernel(gpu, scoring.kernel(), threads); }, shape);
+}
+
+// What scores a chunk of the database and aligns its top hits.
+struct ChunkWork {
+  ChunkScorer& scorer;
+  TopHits& top;
+  const CodedSequences& queries;
+  const Scoring& scoring;
+  const SearchOptions& o;
+  unsigned threads;
+};
+
+// Scores this rank's chunks of the database, `chunk` first once `first_chunk` has read it; with
+// `read_ahead`, the next chunk is read while one is scored. Returns what this rank scored.
+DatabaseShare score_chunks(RankChunks& rank_chunks, CodedSequences& chunk, std::future<bool>& first_chunk,
+                           bool read_ahead, const ChunkWork& work, StepSeconds& steps) {
+  DatabaseShare mine;
+  CodedSequences next_chunk;
+  auto step_start = Clock::now();
+  bool more = first_chunk.get();
+  steps.reading_waited += seconds_since(step_start);
+  for (; more; std::swap(chunk, next_chunk)) {
+    std::future<bool> ahead;
+    if (read_ahead) ahead = read_in_background([&] { return rank_chunks.next(next_chunk); });
+    // Databases made by makedb come in this order already; other input is sorted here.
+    CodedSequences sorted_copy;
+    const bool in_order = is_longest_first(chunk);
+    if (!in_order) sorted_copy = sorted_by_length(chunk);
+    const CodedSequences& sorted = in_order ? chunk : sorted_copy;
+    mine.sequences += sorted.size();
+    mine.residues += sorted.residues.size();
+    step_start = Clock::now();
+    work.scorer.score(sorted, ++mine.chunks);
+    steps.scoring += seconds_since(step_start);
+    step_start = Clock::now();
+    align_chunk_hits(work.top, work.queries, sorted, work.scoring.kernel(), work.o.kernel, work.threads);
+    steps.tracebacks += seconds_since(step_start);
+    step_start = Clock::now();
+    more = read_ahead ? ahead.get() : rank_chunks.next(next_chunk);
+    steps.reading_waited += seconds_since(step_start);
+  }
+  mine.chunks_seen = rank_chunks.chunks_seen();
+  return mine;
+}
+
+// The run's summary line: sizes, cells and GCUPS (scoring and top-hit alignment), time and memory.
+void log_search(const CodedSequences& queries, const DatabaseShare& database, const Scoring& scoring,
+                const std::vector<engine::DeviceReport>& reports, const StepSeconds& steps, double wall_seconds) {
+  const double scoring_seconds = steps.scoring + steps.tracebacks;
+  double cells = 0;
+  for (const auto& r : reports) cells += r.cells;
+  log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
+           "{:.3g} cells in {:.2f} s ({:.2f} GCUPS, top hits aligned), {:.2f} s in all, peak memory {:.0f} MiB",
+           queries.size(), scoring.dna ? "DNA" : "protein", queries.residues.size(), database.sequences,
+           database.residues, database.chunks_seen, database.chunks_seen == 1 ? "" : "s", scoring.matrix.name(),
+           scoring.gap_open, scoring.gap_extend, cells, scoring_seconds, cells / std::max(1e-9, scoring_seconds) / 1e9,
+           wall_seconds, peak_memory_mib());
+}
+
 }  // namespace
 
 void run_search(const SearchOptions& o) {
@@ -326,57 +401,19 @@ void run_search(const SearchOptions& o) {
   const auto source = open_sequences(o.database, scoring.matrix, o.chunk_residues, std::max(1u, o.threads));
   RankChunks rank_chunks(*source, o.split_database);
   // The first chunk is read while the GPUs start (their contexts take a few tenths of a second).
-  CodedSequences chunk, next_chunk;
+  CodedSequences chunk;
   std::future<bool> first_chunk = read_in_background([&] { return rank_chunks.next(chunk); });
 
-  // Devices: the CPU kernel on the threads, one worker per GPU with a core of its own (it unpacks
-  // and ranks its scores while the GPU waits), at most 2^28 scores (1 GiB here, half that on the
-  // GPU) per GPU take: 10,000 queries then take 26 database blocks at once, and the launches' tails
-  // matter less (H100: 4,424 GCUPS against 4,213 with 2^26, peak memory 1.9 GiB against 0.7). With
-  // --device auto, GPUs score alone: on the H100, 15 AVX-512 cores beside it took 5-7 % of the
-  // cells and made scoring 1.3-1.4x as long (the GPU's host side and small first takes wait on
-  // them); --device all still puts every core to work.
   const unsigned threads = std::max(1u, o.threads);
-  auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel());
-  const std::size_t block = cpu_kernel->lanes() * 32;
-  engine::WorkShape shape{std::max<std::size_t>(1, (std::size_t{1} << 28) / block), block * sizeof(int)};
-  if (o.device == engine::DeviceChoice::automatic) shape.cpu_share_beside_gpus = 0;
-  auto devices = engine::plan_devices<kernels::SwKernel>(
-      o.device, threads, kernels::cuda::sw_gpu_unsupported_reason(scoring.kernel()), std::move(cpu_kernel),
-      [&](int gpu) { return kernels::cuda::make_sw_gpu_kernel(gpu, scoring.kernel(), threads); }, shape);
-
+  auto devices = plan_search_devices(o, scoring, threads);
   TopHits top(queries.size(), o.top);
   ChunkScorer scorer(devices, queries, top, threads);
-  // With GPUs scoring, the CPU has time to read the next chunk while this one is scored (two chunks
-  // in memory then); CPU-only runs read chunks in turn, as reading would take cores from scoring.
-  const bool read_ahead = !devices.gpus.empty();
-  DatabaseShare mine;
   StepSeconds steps;
   steps.devices = seconds_since(start);
-  auto step_start = Clock::now();
-  bool more = first_chunk.get();
-  steps.reading_waited += seconds_since(step_start);
-  for (; more; std::swap(chunk, next_chunk)) {
-    std::future<bool> ahead;
-    if (read_ahead) ahead = read_in_background([&] { return rank_chunks.next(next_chunk); });
-    // Databases made by makedb come in this order already; other input is sorted here.
-    CodedSequences sorted_copy;
-    const bool in_order = is_longest_first(chunk);
-    if (!in_order) sorted_copy = sorted_by_length(chunk);
-    const CodedSequences& sorted = in_order ? chunk : sorted_copy;
-    mine.sequences += sorted.size();
-    mine.residues += sorted.residues.size();
-    step_start = Clock::now();
-    scorer.score(sorted, ++mine.chunks);
-    steps.scoring += seconds_since(step_start);
-    step_start = Clock::now();
-    align_chunk_hits(top, queries, sorted, scoring.kernel(), o.kernel, threads);
-    steps.tracebacks += seconds_since(step_start);
-    step_start = Clock::now();
-    more = read_ahead ? ahead.get() : rank_chunks.next(next_chunk);
-    steps.reading_waited += seconds_since(step_start);
-  }
-  mine.chunks_seen = rank_chunks.chunks_seen();
+  // With GPUs scoring, the CPU has time to read the next chunk while this one is scored (two chunks
+  // in memory then); CPU-only runs read chunks in turn, as reading would take cores from scoring.
+  DatabaseShare mine = score_chunks(rank_chunks, chunk, first_chunk, !devices.gpus.empty(),
+                                    {scorer, top, queries, scoring, o, threads}, steps);
   if (mine.chunks_seen == 0) throw InputError(o.database, "no database sequences");
   mine.unknown = source->unknown_letters();
 
@@ -386,7 +423,7 @@ void run_search(const SearchOptions& o) {
   if (database_shares.empty()) return;  // a rank other than 0 whose hits rank 0 took
   const DatabaseShare database = summed(database_shares);
   warn_unknown_letters(database.unknown, scoring.matrix, o.database);
-  step_start = Clock::now();
+  const auto step_start = Clock::now();
   std::vector<dist::RankShare> query_shares;
   if (o.split_database)
     write_every_query(*out, format, queries, top, scoring, database);
@@ -395,15 +432,7 @@ void run_search(const SearchOptions& o) {
   if (!out) return;
   out->commit();
   steps.writing = seconds_since(step_start);
-  const double scoring_seconds = steps.scoring + steps.tracebacks;
-  double cells = 0;
-  for (const auto& r : scorer.reports()) cells += r.cells;
-  log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
-           "{:.3g} cells in {:.2f} s ({:.2f} GCUPS, top hits aligned), {:.2f} s in all, peak memory {:.0f} MiB",
-           queries.size(), scoring.dna ? "DNA" : "protein", queries.residues.size(), database.sequences,
-           database.residues, database.chunks_seen, database.chunks_seen == 1 ? "" : "s", scoring.matrix.name(),
-           scoring.gap_open, scoring.gap_extend, cells, scoring_seconds, cells / std::max(1e-9, scoring_seconds) / 1e9,
-           seconds_since(start), peak_memory_mib());
+  log_search(queries, database, scoring, scorer.reports(), steps, seconds_since(start));
   engine::log_device_reports(scorer.reports());
   if (o.split_database)
     log_shares(database_shares);
