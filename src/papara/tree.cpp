@@ -29,6 +29,15 @@ void warn_negative_lengths(const NewickTree& newick, const std::string& source) 
 
 PaparaTree::PaparaTree(const NewickTree& newick, const std::string& source, bool need_lengths) {
   if (newick.root < 0) throw InputError(source, "empty tree");
+  copy_nodes(newick, source, need_lengths);
+  if (need_lengths) warn_negative_lengths(newick, source);
+  merge_root_branches(source);
+  number_branches(source);
+  count_leaves(source);
+  make_postorder();
+}
+
+void PaparaTree::copy_nodes(const NewickTree& newick, const std::string& source, bool need_lengths) {
   nodes_.resize(newick.nodes.size());
   for (std::size_t i = 0; i < newick.nodes.size(); ++i) {
     const NewickNode& from = newick.nodes[i];
@@ -46,8 +55,9 @@ PaparaTree::PaparaTree(const NewickTree& newick, const std::string& source, bool
                                            from.is_leaf() ? from.label : std::string("an inner node")));
   }
   top_ = newick.root;
-  if (need_lengths) warn_negative_lengths(newick, source);
+}
 
+void PaparaTree::merge_root_branches(const std::string& source) {
   // A rooted (bifurcating) top: merge the root's two branches into one (spec §3).
   if (nodes_[top_].children.size() == 2) {
     int x = nodes_[top_].children[0], y = nodes_[top_].children[1];
@@ -67,9 +77,11 @@ PaparaTree::PaparaTree(const NewickTree& newick, const std::string& source, bool
   if (nodes_[top_].children.size() != 3)
     throw InputError(source, fmt::format("the top node of the tree has {} children; expected 2 (rooted) or 3 "
                                          "(unrooted)", nodes_[top_].children.size()));
+}
 
-  // Branch order: walk the subtrees of the third, first, second top-level child; number each branch
-  // when first entered (pre-order), children in Newick order.
+void PaparaTree::number_branches(const std::string& source) {
+  // Walk the subtrees of the third, first, second top-level child; number each branch when first
+  // entered (pre-order), children in Newick order.
   std::vector<int> stack;
   for (int c : {nodes_[top_].children[2], nodes_[top_].children[0], nodes_[top_].children[1]}) {
     stack.push_back(c);
@@ -83,6 +95,9 @@ PaparaTree::PaparaTree(const NewickTree& newick, const std::string& source, bool
       for (auto it = ch.rbegin(); it != ch.rend(); ++it) stack.push_back(*it);
     }
   }
+}
+
+void PaparaTree::count_leaves(const std::string& source) {
   std::unordered_set<std::string> names;
   for (int n : branch_nodes_) {
     if (!nodes_[n].is_leaf()) continue;
@@ -91,10 +106,12 @@ PaparaTree::PaparaTree(const NewickTree& newick, const std::string& source, bool
       throw InputError(source, fmt::format("leaf name '{}' appears more than once in the tree", nodes_[n].name));
   }
   if (leaf_count_ < 3) throw InputError(source, "tree has fewer than 3 leaves");
+}
 
-  // Post-order: reverse of a pre-order that visits children after the parent.
+void PaparaTree::make_postorder() {
+  // The reverse of a pre-order that visits children after the parent.
   postorder_.reserve(branch_nodes_.size() + 1);
-  stack.assign(1, top_);
+  std::vector<int> stack(1, top_);
   while (!stack.empty()) {
     int n = stack.back();
     stack.pop_back();

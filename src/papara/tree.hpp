@@ -34,6 +34,12 @@ class PaparaTree {
   const std::vector<int>& postorder() const { return postorder_; }
 
  private:
+  // The constructor's steps, in order (`source` names the file in errors).
+  void copy_nodes(const NewickTree& newick, const std::string& source, bool need_lengths);
+  void merge_root_branches(const std::string& source);  // a rooted top made a three-way one
+  void number_branches(const std::string& source);      // branch_nodes_, checking the tree is binary
+  void count_leaves(const std::string& source);         // leaf_count_, checking names are unique
+  void make_postorder();
   std::vector<TreeNode> nodes_;
   int top_ = -1;
   std::size_t leaf_count_ = 0;
