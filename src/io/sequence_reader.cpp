@@ -192,6 +192,11 @@ struct SequenceReader::Impl {
 
   bool next_fasta(SequenceRecord& record);
   bool next_fastq(SequenceRecord& record);
+  // next_fastq's steps: the '@' header (false at the end of the file), the sequence lines up to the
+  // '+' line (returns how many), the quality.
+  bool read_fastq_header();
+  std::size_t read_fastq_sequence(SequenceRecord& record);
+  void read_fastq_quality(SequenceRecord& record, bool wrapped);
 };
 
 SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {
@@ -234,22 +239,29 @@ bool SequenceReader::Impl::next_fasta(SequenceRecord& record) {
 }
 
 bool SequenceReader::Impl::next_fastq(SequenceRecord& record) {
-  std::string_view line;
-  if (!has_pending) {
-    std::string_view t;
-    while (lines.next(line)) {
-      t = trim(line);
-      if (!t.empty()) break;
-    }
-    if (t.empty()) return false;
-    if (t.front() != '@')
-      throw InputError(name(), lines.line_number(),
-                       fmt::format("expected '@' starting a FASTQ record, found '{}'", excerpt(t)), 1);
-    set_pending(t);
-  }
+  if (!has_pending && !read_fastq_header()) return false;
   take_pending(record);
+  const std::size_t sequence_lines = read_fastq_sequence(record);
+  read_fastq_quality(record, sequence_lines > 1);
+  return true;
+}
 
-  // Sequence lines up to the '+' line.
+bool SequenceReader::Impl::read_fastq_header() {
+  std::string_view line, t;
+  while (lines.next(line)) {
+    t = trim(line);
+    if (!t.empty()) break;
+  }
+  if (t.empty()) return false;
+  if (t.front() != '@')
+    throw InputError(name(), lines.line_number(),
+                     fmt::format("expected '@' starting a FASTQ record, found '{}'", excerpt(t)), 1);
+  set_pending(t);
+  return true;
+}
+
+std::size_t SequenceReader::Impl::read_fastq_sequence(SequenceRecord& record) {
+  std::string_view line;
   std::size_t sequence_lines = 0;
   for (;;) {
     if (!lines.next(line))
@@ -257,13 +269,13 @@ bool SequenceReader::Impl::next_fastq(SequenceRecord& record) {
                        fmt::format("FASTQ record '{}' (line {}) ends without a '+' line", record.name, record.line));
     std::string_view t = trim(line);
     if (!t.empty() && t.front() == '+') {
-      if (t.size() == 1) break;
+      if (t.size() == 1) return sequence_lines;
       std::string repeated = normalize_sequence_name(t.substr(1));
       if (!repeated.empty() && repeated != record.name)
         throw InputError(name(), lines.line_number(),
                          fmt::format("'+' line names '{}' but the record header (line {}) names '{}'", repeated,
                                      record.line, record.name));
-      break;
+      return sequence_lines;
     }
     if (!t.empty() && t.front() == '@' && sequence_lines > 0)
       throw InputError(name(), lines.line_number(),
@@ -273,11 +285,14 @@ bool SequenceReader::Impl::next_fastq(SequenceRecord& record) {
     append_without_space(record.sequence, t);
     ++sequence_lines;
   }
+}
 
-  // Quality: one line, or several when the sequence was wrapped too.
+// One line, or several when the sequence was wrapped too.
+void SequenceReader::Impl::read_fastq_quality(SequenceRecord& record, bool wrapped) {
+  std::string_view line;
   for (;;) {
     if (!lines.next(line)) {
-      if (record.quality.size() == record.sequence.size()) break;
+      if (record.quality.size() == record.sequence.size()) return;
       throw InputError(name(), lines.line_number(),
                        fmt::format("FASTQ record '{}' (line {}): file ends inside the quality ({} of {} characters)",
                                    record.name, record.line, record.quality.size(), record.sequence.size()));
@@ -293,15 +308,13 @@ bool SequenceReader::Impl::next_fastq(SequenceRecord& record) {
                        lead + i + 1);
     }
     record.quality.append(t);
-    const bool wrapped = sequence_lines > 1;
     if (record.quality.size() > record.sequence.size() ||
         (!wrapped && record.quality.size() != record.sequence.size()))
       throw InputError(name(), lines.line_number(),
                        fmt::format("FASTQ record '{}' (line {}): quality has {} characters, sequence has {}",
                                    record.name, record.line, record.quality.size(), record.sequence.size()));
-    if (record.quality.size() == record.sequence.size()) break;
+    if (record.quality.size() == record.sequence.size()) return;
   }
-  return true;
 }
 
 bool SequenceReader::next(SequenceRecord& record) {
