@@ -163,6 +163,30 @@ bam1_t* RecordBuilder::build(const EndRecordInput& end, const Placement* p, cons
   return b;
 }
 
+RecordBuilder::Fields RecordBuilder::mate_fields(const Placement* mine, const EndResult& mate, int end_number) const {
+  Fields fields;
+  if (!mate.mapped()) {
+    fields.mate_flags |= BAM_FMUNMAP;
+    if (mine != nullptr) {  // an unmapped mate sits at its mate's place
+      fields.mate_tid = static_cast<std::int32_t>(mine->sequence);
+      fields.mate_pos = mine->text_begin - static_cast<std::int64_t>(reference_.starts[mine->sequence]);
+    }
+    return fields;
+  }
+  const Placement& other = mate.best();
+  if (other.reverse) fields.mate_flags |= BAM_FMREVERSE;
+  fields.mate_tid = static_cast<std::int32_t>(other.sequence);
+  fields.mate_pos = other.text_begin - static_cast<std::int64_t>(reference_.starts[other.sequence]);
+  fields.mate_cigar = cigar_text(other);
+  if (mine != nullptr && mine->sequence == other.sequence) {
+    const std::int64_t left = std::min(mine->text_begin, other.text_begin);
+    const std::int64_t right = std::max(mine->text_end, other.text_end);
+    const bool leftmost = mine->text_begin < other.text_begin || (mine->text_begin == other.text_begin && end_number == 0);
+    fields.template_length = leftmost ? right - left : left - right;
+  }
+  return fields;
+}
+
 void RecordBuilder::add(const EndRecordInput& end, const EndRecordInput* mate, int end_number, bool proper,
                         std::vector<bam1_t*>& out) const {
   const EndResult& r = *end.result;
@@ -172,26 +196,7 @@ void RecordBuilder::add(const EndRecordInput& end, const EndRecordInput* mate, i
   if (mate != nullptr) {
     flag |= BAM_FPAIRED | (end_number == 0 ? BAM_FREAD1 : BAM_FREAD2);
     if (proper) flag |= BAM_FPROPER_PAIR;
-    const EndResult& m = *mate->result;
-    if (!m.mapped()) {
-      fields.mate_flags |= BAM_FMUNMAP;
-      if (mine != nullptr) {  // an unmapped mate sits at its mate's place
-        fields.mate_tid = static_cast<std::int32_t>(mine->sequence);
-        fields.mate_pos = mine->text_begin - static_cast<std::int64_t>(reference_.starts[mine->sequence]);
-      }
-    } else {
-      const Placement& other = m.best();
-      if (other.reverse) fields.mate_flags |= BAM_FMREVERSE;
-      fields.mate_tid = static_cast<std::int32_t>(other.sequence);
-      fields.mate_pos = other.text_begin - static_cast<std::int64_t>(reference_.starts[other.sequence]);
-      fields.mate_cigar = cigar_text(other);
-      if (mine != nullptr && mine->sequence == other.sequence) {
-        const std::int64_t left = std::min(mine->text_begin, other.text_begin);
-        const std::int64_t right = std::max(mine->text_end, other.text_end);
-        const bool leftmost = mine->text_begin < other.text_begin || (mine->text_begin == other.text_begin && end_number == 0);
-        fields.template_length = leftmost ? right - left : left - right;
-      }
-    }
+    fields = mate_fields(mine, *mate->result, end_number);
   }
   if (mine == nullptr) {
     Fields own = fields;

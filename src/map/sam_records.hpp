@@ -37,6 +37,9 @@ class RecordBuilder {
 
  private:
   struct Fields;
+  // The mate's fields of an end's records (RNEXT, PNEXT, TLEN, MC and the mate's flags), `mine` the
+  // end's primary placement or null.
+  Fields mate_fields(const Placement* mine, const EndResult& mate, int end_number) const;
   bam1_t* build(const EndRecordInput& end, const Placement* placement, const EndRecordInput* mate,
                 const Fields& fields, std::uint16_t flag, int mapq, bool hard_clip) const;
   std::string alignment_summary(const Placement& p, int mapq, const EndLetters& letters) const;
