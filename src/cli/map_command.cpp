@@ -109,6 +109,9 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
   cmd->add_option("-R", options->read_group, "Read group header line such as '@RG\\tID:foo\\tSM:bar'");
+  cmd->add_flag("-C", options->comment_tags,
+                "Append each read's FASTQ/FASTA comment (the header after its name) to its records: SAM tags, "
+                "tab-separated, such as BC:Z:ACGT (as bwa mem -C)");
   cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
   add_scoring_options(*cmd, options->params, clip);
   add_search_options(*cmd, options->params);

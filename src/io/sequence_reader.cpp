@@ -164,7 +164,7 @@ struct SequenceReader::Impl {
   LineReader lines;
   SequenceFormat format = SequenceFormat::fasta;
   bool has_pending = false;  // a header line has been read but not yet returned
-  std::string pending_name;
+  std::string pending_name, pending_comment;
   std::size_t pending_id_length = 0;
   std::size_t pending_line = 0;
 
@@ -174,7 +174,9 @@ struct SequenceReader::Impl {
   void set_pending(std::string_view t) {
     pending_name.clear();
     append_sequence_name(t.substr(1), pending_name);
-    pending_id_length = std::min(pending_name.size(), trim(t.substr(1)).find_first_of(" \t\r\n\v\f"));
+    const std::string_view header = trim(t.substr(1));
+    pending_id_length = std::min(pending_name.size(), header.find_first_of(" \t\r\n\v\f"));
+    pending_comment.assign(trim(header.substr(std::min(header.size(), pending_id_length))));
     pending_line = lines.line_number();
     has_pending = true;
     if (pending_name.empty()) throw InputError(name(), pending_line, "empty sequence name", 1);
@@ -184,6 +186,7 @@ struct SequenceReader::Impl {
   void take_pending(SequenceRecord& record) {
     has_pending = false;
     std::swap(record.name, pending_name);  // both keep their memory for the next records
+    std::swap(record.comment, pending_comment);
     record.id_length = pending_id_length;
     record.line = pending_line;
     record.sequence.clear();

@@ -61,6 +61,7 @@ struct SequenceRecord {
   std::string name;      // the whole header line after '>'/'@', runs of whitespace replaced by one '_'
   std::size_t id_length = 0;  // name.substr(0, id_length) is the first word (BLAST's sequence id)
                          // (leading/trailing whitespace and a trailing '\r' removed)
+  std::string comment;   // the header after its first word, as written (inner tabs and spaces kept)
   std::string sequence;  // residues as read (line breaks and whitespace removed, nothing else changed)
   std::string quality;   // FASTQ only
   std::size_t line = 0;  // 1-based line of the header

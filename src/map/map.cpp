@@ -419,7 +419,8 @@ void run_map(const MapOptions& options) {
   if (gpus_found.valid()) gpus_found.get();
   const MapDevices devices = choose_devices(options, index);
   const auto [read_group, read_group_id] = read_group_line(options.read_group);
-  ReadInput input(options.reads1, options.reads2, options.interleaved);
+  ReadInput input(options.reads1, options.reads2, options.interleaved,
+                  {options.comment_tags, own_tags(!read_group_id.empty())});
   const SamHeader header(sam_header(index.reference(), read_group, options.command_line));
   std::optional<SamWriter> writer;  // rank 0's
   if (dist::writes_output()) writer.emplace(options.out, header, options.threads, options.bam_level);

@@ -39,6 +39,7 @@ struct MapOptions {
   int bam_level = 1;         // -l: BAM compression level (6, samtools' default, saved 2 % of a Klebsiella BAM and
                              // took 30 % longer end to end at 16 threads)
   std::string read_group;    // -R: a whole @RG line (tabs written as \t)
+  bool comment_tags = false;  // -C: each read's comment (SAM tags) on its records, as bwa mem -C
   std::string command_line;  // for @PG
   unsigned threads = 1;
   engine::DeviceChoice device = engine::DeviceChoice::cpu;

@@ -1,6 +1,7 @@
 #include "map/read_input.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -18,8 +19,8 @@ std::string_view pair_name(const SequenceRecord& record) {
 
 }  // namespace
 
-ReadInput::ReadInput(const std::string& reads1, const std::string& reads2, bool interleaved)
-    : first_(std::make_unique<SequenceReader>(reads1)), paired_(interleaved || !reads2.empty()),
+ReadInput::ReadInput(const std::string& reads1, const std::string& reads2, bool interleaved, CommentTags comments)
+    : first_(std::make_unique<SequenceReader>(reads1)), comments_(std::move(comments)), paired_(interleaved || !reads2.empty()),
       interleaved_(interleaved) {
   if (interleaved && !reads2.empty()) throw UsageError("-p (interleaved pairs) takes one reads file, not two");
   if (!reads2.empty()) second_ = std::make_unique<SequenceReader>(reads2);
@@ -33,8 +34,25 @@ bool ReadInput::read_one(SequenceReader& reader, Read& read, std::size_t& line) 
   read.name.assign(pair_name(record_));
   read.letters.assign(record_.sequence);
   read.quality.assign(record_.quality);
+  read_comment_tags(reader, read);
   line = record_.line;
   return true;
+}
+
+void ReadInput::read_comment_tags(const SequenceReader& reader, Read& read) const {
+  read.tags.clear();
+  if (!comments_.keep) return;
+  try {
+    read.tags = parse_sam_tags(record_.comment);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(reader.path(), record_.line, fmt::format("-C: the read's comment field {}", e.what()));
+  }
+  for (const SamTag& t : read.tags) {
+    const std::string_view tag(t.tag, 2);
+    if (std::find(comments_.taken.begin(), comments_.taken.end(), tag) != comments_.taken.end())
+      throw InputError(reader.path(), record_.line,
+                       fmt::format("-C: the read's comment gives the tag {}, which hyalign writes itself", tag));
+  }
 }
 
 bool ReadInput::next(ReadBatch& batch, std::size_t letters, std::size_t parts) {

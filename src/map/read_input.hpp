@@ -1,12 +1,14 @@
 #pragma once
 // The reads of a `map` run, in batches: single reads, pairs from two files, or pairs interleaved in
 // one file. Names lose a trailing /1 or /2 and everything after the first word; the two ends of a
-// pair must have the same name, and both files the same number of reads.
+// pair must have the same name, and both files the same number of reads. With -C, the rest of the
+// header (the comment) is SAM tags that each of the read's records carries.
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "io/sam_tags.hpp"
 #include "io/sequence_reader.hpp"
 
 namespace hyalign::map {
@@ -15,6 +17,14 @@ struct Read {
   std::string name;     // first word, /1 or /2 removed
   std::string letters;  // as read
   std::string quality;  // empty for FASTA input
+  std::vector<SamTag> tags;  // -C: from the comment
+};
+
+// -C: whether comments are kept as tags, and the tags the records carry anyway (a comment may not
+// repeat them: SAM allows a tag once per record).
+struct CommentTags {
+  bool keep = false;
+  std::vector<std::string> taken;
 };
 
 // Reads [2k, 2k+1] are the ends of pair k when paired; else one read per entry. A batch is read
@@ -28,7 +38,7 @@ struct ReadBatch {
 
 class ReadInput {
  public:
-  ReadInput(const std::string& reads1, const std::string& reads2, bool interleaved);
+  ReadInput(const std::string& reads1, const std::string& reads2, bool interleaved, CommentTags comments = {});
   // Fills `batch` with up to `parts` parts, each of reads until they hold at least `letters` letters
   // (whole pairs); false at the end of the input. Throws InputError for mismatched pairs, naming
   // file and line.
@@ -37,9 +47,11 @@ class ReadInput {
 
  private:
   bool read_one(SequenceReader& reader, Read& read, std::size_t& line);
+  void read_comment_tags(const SequenceReader& reader, Read& read) const;
   bool read_fragment(ReadBatch& batch, std::size_t& count, std::size_t& letters);
   std::unique_ptr<SequenceReader> first_, second_;
   SequenceRecord record_;  // the last read, before it is copied into a batch
+  CommentTags comments_;
   bool paired_ = false, interleaved_ = false;
   std::size_t fragments_ = 0;
 };

@@ -93,6 +93,12 @@ void append_text(bam1_t* b, const char tag[2], const std::string& value) {
 
 }  // namespace
 
+std::vector<std::string> own_tags(bool read_group) {
+  std::vector<std::string> tags{"NM", "MD", "AS", "XS", "MC", "SA"};
+  if (read_group) tags.emplace_back("RG");
+  return tags;
+}
+
 std::string cigar_text(const Placement& p) {
   std::string out;
   for (const auto& run : p.cigar) fmt::format_to(std::back_inserter(out), "{}{}", run.length, "MIDNSHP=X"[static_cast<int>(run.op)]);
@@ -160,6 +166,7 @@ bam1_t* RecordBuilder::build(const EndRecordInput& end, const Placement* p, cons
   }
   if (mate != nullptr && !fields.mate_cigar.empty()) append_text(b, "MC", fields.mate_cigar);
   if (!options_.read_group_id.empty()) append_text(b, "RG", options_.read_group_id);
+  append_sam_tags(b, read.tags);
   return b;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The SAM/BAM records of one read or pair, built with htslib: flags, positions, CIGAR, mate fields
-// and template length, and the tags NM, MD, AS, XS, MC, SA and RG.
+// and template length, and the tags NM, MD, AS, XS, MC, SA and RG, then those of the read's comment (-C).
 #include <string>
 #include <vector>
 
@@ -46,6 +46,9 @@ class RecordBuilder {
   const index::ReferenceText& reference_;
   RecordOptions options_;
 };
+
+// The tags the records carry of their own (RG with a read group): a read's comment may not repeat them.
+std::vector<std::string> own_tags(bool read_group);
 
 // The CIGAR of a placement as SAM text.
 std::string cigar_text(const Placement& p);

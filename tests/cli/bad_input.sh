@@ -278,6 +278,8 @@ if "$hyalign" map --help >/dev/null 2>&1; then
   check_error map_odd_interleaved 'odd number' -- map -p "$w/map_ref.fa" "$w/map_odd_interleaved.fq"
   check_error map_interleaved_two_files 'one reads file' -- map -p "$w/map_ref.fa" "$w/map_1.fq" "$w/map_2_short.fq"
   check_error map_truncated_index 'truncated' -- map "$w/map_truncated.hymi" "$w/map_1.fq"
+  printf '@r1 BC:Z:ACGT\nGTTTGACCATGCATGCAAGG\n+\nIIIIIIIIIIIIIIIIIIII\n@r2 1:N:0:ATCACG\nGTTTGACCATGCATGCAAGG\n+\nIIIIIIIIIIIIIIIIIIII\n' >map_casava.fq
+  check_error map_comment_not_tags 'map_casava.fq:5:' -- map -C "$w/map_ref.fa" "$w/map_casava.fq"
   if ! nvidia-smi >/dev/null 2>&1; then
     check_error map_gpu_device 'no usable GPU' -- map --device gpu "$w/map_ref.fa" "$w/map_1.fq"
   fi

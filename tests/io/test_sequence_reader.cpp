@@ -73,11 +73,13 @@ TEST(SequenceReader, FastaMultiLineAndNames) {
   SequenceRecord r;
   ASSERT_TRUE(reader.next(r));
   EXPECT_EQ(r.name, "seq_1_desc_x");
+  EXPECT_EQ(r.comment, "1   desc\t x");  // as written, between the first word and the line's end
   EXPECT_EQ(r.sequence, "ACGTACGT");
   EXPECT_EQ(r.line, 3u);
   EXPECT_TRUE(r.quality.empty());
   ASSERT_TRUE(reader.next(r));
   EXPECT_EQ(r.name, "s2");
+  EXPECT_EQ(r.comment, "");
   EXPECT_EQ(r.sequence, "");  // empty sequence is allowed
   EXPECT_EQ(r.line, 7u);
   ASSERT_TRUE(reader.next(r));
@@ -135,7 +137,9 @@ TEST(SequenceReader, Fastq) {
     while (reader.next(r)) recs.push_back(r);
     ASSERT_EQ(recs.size(), 4u);
     EXPECT_EQ(recs[0].name, "r1_x");
+    EXPECT_EQ(recs[0].comment, "x");
     EXPECT_EQ(recs[0].quality, "IIII");
+    EXPECT_EQ(recs[1].comment, "");
     EXPECT_EQ(recs[1].sequence, "AC");
     EXPECT_EQ(recs[1].quality, "#!");
     EXPECT_EQ(recs[1].line, 6u);

@@ -80,5 +80,12 @@ check "AS re-scores from CIGAR, MD and SEQ (paired)" test "$(rescore pe.sam)" = 
 check "AS re-scores (single, BAM, secondary records too)" test "$(rescore se.bam)" = 0
 check "same records at 1 and 2 threads" cmp -s <(grep -v '^@PG' pe.sam) <(grep -v '^@PG' pe1.sam)
 check "secondary records with -a" test "$(records -f 0x100 se.bam)" -gt 0
+# -C: a barcode in each read's comment goes on all of its records, BAM included.
+zcat se.bwa.read1.fastq.gz | awk 'NR % 4 == 1 { n = $1; sub(/\/[12]$/, "", n); $0 = $1 "\tBC:Z:" substr(n, length(n) - 3) } 1' >se_bc.fq
+"$hyalign" map -t 2 -a -C -o se_bc.bam ref.hymi se_bc.fq 2>/dev/null
+check "quickcheck BAM with comment tags (-C)" samtools quickcheck se_bc.bam
+check "each record carries its read's comment tag (-C)" \
+  test "$(samtools view se_bc.bam | awk '{ bc = ""; for (i = 12; i <= NF; i++) if ($i ~ /^BC:Z:/) bc = substr($i, 6) }
+    bc != substr($1, length($1) - 3) { bad++ } END { print bad + 0 " " NR }')" = "0 $(records se.bam)"
 echo "sam_checks: $failures failed"
 [ "$failures" -eq 0 ]

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.hpp"
 #include "core/nucleotides.hpp"
 #include "engine/devices.hpp"
 #include "index/suffix_index.hpp"
@@ -858,6 +859,48 @@ TEST(MapRun, PlacesPairsTheSameAtAnyThreadCount) {
   EXPECT_EQ(read1, 3000);
   EXPECT_GT(right, 2850);
   EXPECT_EQ(confident_wrong, 0);
+}
+
+// With -C each read's comment goes on every record of it, secondary ones too; one the records
+// carry anyway (RG with -R) is refused, naming the reads file and the read's line.
+TEST(MapRun, CommentTagsGoOnEveryRecordOfTheirRead) {
+  std::mt19937 rng(13);
+  const index::ReferenceText ref = repeat_genome(rng);
+  test::TempDir dir;
+  SimulatedPairs files = write_pairs(dir, ref, rng, 200);
+  for (std::string* reads : {&files.reads1, &files.reads2}) {
+    std::istringstream in(slurp(*reads));
+    *reads += ".tagged.fq";
+    std::ofstream out(*reads);
+    std::string line;
+    for (int k = 0; std::getline(in, line); ++k)
+      out << line << (k % 4 == 0 ? "\tBC:Z:" + line.substr(1, line.find('/') - 1) + "\tXi:i:" + std::to_string(k / 4) : "") << '\n';
+  }
+  MapOptions options = options_for(files);
+  options.comment_tags = true;
+  options.params.all_alignments = true;
+  options.out = dir.file("tagged.sam");
+  run_map(options);
+  std::istringstream lines(slurp(options.out));
+  std::string line;
+  int records = 0;
+  while (std::getline(lines, line)) {
+    if (line[0] == '@') continue;
+    ++records;
+    const std::string name = line.substr(0, line.find('\t'));
+    EXPECT_NE(line.find("\tBC:Z:" + name + "\tXi:i:"), std::string::npos) << line;
+  }
+  EXPECT_GE(records, 400);
+  options.read_group = "@RG\\tID:x";
+  std::ofstream(files.reads1) << "@p0/1\tRG:Z:y\nACGT\n+\nIIII\n";
+  std::ofstream(files.reads2) << "@p0/2\nACGT\n+\nIIII\n";
+  try {
+    run_map(options);
+    ADD_FAILURE() << "a comment's RG was taken beside -R's";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(files.reads1 + ":1:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("RG"), std::string::npos) << e.what();
+  }
 }
 
 // The same records on every device and at any thread count (the GPU kernel is exact).
