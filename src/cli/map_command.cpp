@@ -92,6 +92,7 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
   auto* cmd = app.add_subcommand(
       "map", "Map short reads (single or paired, FASTQ/FASTA, may be gzipped) to a genome: SAM on stdout, or -o "
              "out.sam|out.bam (a drop-in for 'bwa mem' and 'minimap2 -ax sr')");
+  cmd->set_help_flag("--help", "Print this help message and exit (-h is bwa mem's XA option)");
   auto options = std::make_shared<map::MapOptions>();
   auto threads = std::make_shared<unsigned>(0);
   auto device = std::make_shared<std::string>("auto");
@@ -117,6 +118,11 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
   add_search_options(*cmd, options->params);
   cmd->add_option("-I", *insert, "Insert size mean[,sd] (default: estimated from each batch)");
   cmd->add_flag("-a", options->params.all_alignments, "Output secondary placements too (flag 256)");
+  cmd->add_option("-h", options->params.listed_alternatives,
+                  "List the primary's other places scoring at least 80 % of it in XA when there are this many or "
+                  "fewer (0: no XA; as bwa mem -h; help is --help)")
+      ->check(CLI::Range(0u, 100000u))
+      ->capture_default_str();
   cmd->add_flag("-M", options->params.mark_secondary, "Mark split parts secondary (256) instead of supplementary (2048)");
   cmd->add_flag("-Y", options->params.soft_clip_supplementary, "Soft-clip supplementary records (default hard)");
   cmd->add_option("-K", *batch_bases, "Read letters per part (each part's insert sizes are estimated from its pairs)")

@@ -128,6 +128,7 @@ void choose_placements(EndResult& result, std::int32_t read_length, const MapPar
   result.primary = -1;
   result.supplementary.clear();
   result.secondary.clear();
+  result.listed.clear();
   result.sub_score = 0;
   result.alternatives.clear();
   if (all.empty() || !scores_enough(all.front(), read_length, params)) return;
@@ -156,6 +157,16 @@ void choose_placements(EndResult& result, std::int32_t read_length, const MapPar
   result.seed_weight = result.best().seed_weight;
 }
 
+std::vector<int> listed_alternatives(const EndResult& result, std::int32_t read_length, const MapParams& params) {
+  std::vector<int> listed;
+  if (params.all_alignments || !result.mapped()) return listed;
+  const double least = kListedScoreRatio * sam_score(result.best(), read_length, params.scoring);
+  for (int k : result.secondary)
+    if (sam_score(result.placements[static_cast<std::size_t>(k)], read_length, params.scoring) >= least) listed.push_back(k);
+  if (listed.size() > params.listed_alternatives) listed.clear();
+  return listed;
+}
+
 void trace_reported(EndResult& result, const EndLetters& letters, const index::SuffixIndex& index,
                     const MapParams& params) {
   if (!result.mapped()) return;
@@ -165,8 +176,8 @@ void trace_reported(EndResult& result, const EndLetters& letters, const index::S
   };
   trace(result.primary);
   for (int k : result.supplementary) trace(k);
-  if (params.all_alignments)
-    for (int k : result.secondary) trace(k);
+  result.listed = listed_alternatives(result, letters.length(), params);
+  for (int k : params.all_alignments ? result.secondary : result.listed) trace(k);
 }
 
 }  // namespace hyalign::map

@@ -18,6 +18,7 @@ struct EndResult {
   int primary = -1;                   // index in placements; -1: unmapped
   std::vector<int> supplementary;
   std::vector<int> secondary;
+  std::vector<int> listed;  // of the secondary ones, those the primary's record lists in XA (trace_reported's)
   int sub_score = 0;   // the best other placement of the primary's letters (XS)
   std::vector<int> alternatives;  // scores of the other placements of the primary's letters
   std::uint32_t seed_weight = 0;
@@ -72,8 +73,14 @@ class EndMapper {
 // placements' read letters (estimated where not traced back). Placements are sorted best first.
 void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params);
 
+// The secondary placements that the primary's record lists in XA (BWA-MEM's rule): those scoring
+// (AS) at least kListedScoreRatio of the primary, when they are -h or fewer; none with -a, whose
+// records show them all.
+inline constexpr double kListedScoreRatio = 0.8;
+std::vector<int> listed_alternatives(const EndResult& result, std::int32_t read_length, const MapParams& params);
+
 // Traces back the placements the records report: the primary, the supplementary ones, and the
-// secondary ones with -a.
+// secondary ones with -a, else those listed in XA (which it sets).
 void trace_reported(EndResult& result, const EndLetters& letters, const index::SuffixIndex& index,
                     const MapParams& params);
 

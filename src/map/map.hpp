@@ -26,6 +26,8 @@ struct MapParams {
   unsigned max_chains = 500;        // chains aligned per read (as many as a seed may have copies)
   unsigned max_rescues = 50;        // -m: placements of one end whose mate is searched near them
   bool all_alignments = false;      // -a: secondary placements as records (flag 256)
+  unsigned listed_alternatives = 5; // -h: a primary's other places, as good within kListedScoreRatio, listed in
+                                    //     XA when there are this many or fewer (not with -a, as in bwa mem)
   bool mark_secondary = false;      // -M: split parts as secondary instead of supplementary
   bool soft_clip_supplementary = false;  // -Y
   double insert_mean = 0, insert_sd = 0;  // -I: given insert-size distribution (0: estimated)

@@ -94,7 +94,7 @@ void append_text(bam1_t* b, const char tag[2], const std::string& value) {
 }  // namespace
 
 std::vector<std::string> own_tags(bool read_group) {
-  std::vector<std::string> tags{"NM", "MD", "AS", "XS", "MC", "SA"};
+  std::vector<std::string> tags{"NM", "MD", "AS", "XS", "MC", "SA", "XA"};
   if (read_group) tags.emplace_back("RG");
   return tags;
 }
@@ -123,6 +123,19 @@ std::string RecordBuilder::alignment_summary(const Placement& p, int mapq, const
   return fmt::format("{},{},{},{},{},{};", reference_.names[p.sequence],
                      p.text_begin - static_cast<std::int64_t>(reference_.starts[p.sequence]) + 1, p.reverse ? '-' : '+',
                      cigar_text(p), mapq, nm);
+}
+
+std::string RecordBuilder::listed_places(const EndResult& r, const EndLetters& letters) const {
+  std::string out;
+  for (int k : r.listed) {
+    const Placement& p = r.placements[static_cast<std::size_t>(k)];
+    int nm = 0;
+    std::string md;
+    edit_tags(p, letters, std::string_view(reference_.text), nm, md);
+    fmt::format_to(std::back_inserter(out), "{},{}{},{},{};", reference_.names[p.sequence], p.reverse ? '-' : '+',
+                   p.text_begin - static_cast<std::int64_t>(reference_.starts[p.sequence]) + 1, cigar_text(p), nm);
+  }
+  return out;
 }
 
 bam1_t* RecordBuilder::build(const EndRecordInput& end, const Placement* p, const EndRecordInput* mate,
@@ -227,7 +240,9 @@ void RecordBuilder::add(const EndRecordInput& end, const EndRecordInput* mate, i
     }
     out.push_back(b);
   };
-  with_parts(build(end, mine, mate, fields, flag | (mine->reverse ? BAM_FREVERSE : 0), r.mapq, false), *mine);
+  bam1_t* primary = build(end, mine, mate, fields, flag | (mine->reverse ? BAM_FREVERSE : 0), r.mapq, false);
+  if (!r.listed.empty()) append_text(primary, "XA", listed_places(r, *end.letters));
+  with_parts(primary, *mine);
   const std::uint16_t split_flag = options_.mark_secondary ? BAM_FSECONDARY : BAM_FSUPPLEMENTARY;
   for (int k : r.supplementary) {
     const Placement& p = r.placements[static_cast<std::size_t>(k)];

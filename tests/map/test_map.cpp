@@ -631,6 +631,34 @@ TEST(Placements, MinScoreTakesTheBestStretchOfATracedAlignment) {
   EXPECT_EQ(best_stretch_score(gapped, r.codes[0].data() + 3, t.codes[0].data(), params.scoring), 10 - 8 + 20);
 }
 
+// XA lists the primary's other places scoring at least 80 % of its AS, when there are -h or fewer
+// of them (BWA-MEM's rule); none with -a, whose records show every place.
+TEST(Placements, ListedAlternativesFollowBwaMemsRule) {
+  MapParams params;
+  const int bonus = params.scoring.clip5 + params.scoring.clip3;
+  EndResult end;
+  for (int as : {100, 95, 80, 79, 90}) {
+    end.placements.push_back(placement_at(false, 1000 * static_cast<std::int64_t>(end.placements.size()), as + bonus));
+    end.placements.back().query_end = 100;
+  }
+  choose_placements(end, 100, params);
+  ASSERT_EQ(end.secondary.size(), 4u);
+  auto listed_as = [&] {
+    std::vector<int> as;
+    for (int k : listed_alternatives(end, 100, params)) as.push_back(sam_score(end.placements[static_cast<std::size_t>(k)], 100, params.scoring));
+    std::sort(as.begin(), as.end());
+    return as;
+  };
+  EXPECT_EQ(listed_as(), (std::vector<int>{80, 90, 95}));
+  params.listed_alternatives = 3;
+  EXPECT_EQ(listed_as().size(), 3u);
+  params.listed_alternatives = 2;
+  EXPECT_TRUE(listed_as().empty()) << "more places than -h are listed";
+  params.listed_alternatives = 5;
+  params.all_alignments = true;
+  EXPECT_TRUE(listed_as().empty()) << "XA beside -a's records";
+}
+
 TEST(Mapq, FollowsTheScoreGap) {
   MapParams params;
   const std::vector<double> none;
