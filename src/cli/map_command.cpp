@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/log.hpp"
 #include "index/index_file.hpp"
 #include "map/map.hpp"
 
@@ -100,6 +101,7 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
   auto clip = std::make_shared<std::string>("5");
   auto insert = std::make_shared<std::string>();
   auto batch_bases = std::make_shared<std::size_t>(options->batch_bases);
+  auto verbosity = std::make_shared<int>(3);
   cmd->add_option("reference", options->reference, "Reference: FASTA (may be gzipped) or an index from 'map index'");
   cmd->add_option("reads1", options->reads1, "Reads (FASTQ/FASTA, may be gzipped); the first ends of pairs");
   cmd->add_option("reads2", options->reads2, "The second ends of pairs, in the same order");
@@ -128,6 +130,9 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
   cmd->add_option("-K", *batch_bases, "Read letters per part (each part's insert sizes are estimated from its pairs)")
       ->check(CLI::Range(std::size_t{1000}, std::size_t{1} << 36))
       ->capture_default_str();
+  cmd->add_option("-v", *verbosity, "Verbosity on stderr, as bwa mem's: 1 errors, 2 warnings too, 3 every message")
+      ->check(CLI::Range(0, 10))
+      ->capture_default_str();
   add_device_option(*cmd, *device,
                     "Where reads are seeded and alignments scored: auto or all (the GPUs when present, else the "
                     "CPU with a notice), cpu, gpu (the GPUs; an error without one)");
@@ -151,6 +156,7 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
     options->device = engine::parse_device_choice(*device);
     options->kernel = engine::parse_kernel_choice(*kernel);
     options->command_line = command_line;
+    Log::instance().set_verbosity(*verbosity);
     action = [options] { map::run_map(*options); };
   });
 }

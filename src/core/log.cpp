@@ -15,11 +15,15 @@ void Log::set_copy(Sink sink) {
   copy_ = std::move(sink);
 }
 
-void Log::message(std::string_view text) {
-  const std::string line = fmt::format("{}\n", text);
+void Log::message(std::string_view text) { write(fmt::format("{}\n", text), 3); }
+
+void Log::warning(std::string_view text) { write(fmt::format("warning: {}\n", text), 2); }
+
+// The copy gets every line; stderr those of the verbosity asked for.
+void Log::write(std::string_view line, int level) {
   std::lock_guard lock(mutex_);
   // stderr is where errors are reported, so a failed write there has nowhere to go: ignored.
-  if (!quiet_) std::fwrite(line.data(), 1, line.size(), stderr);
+  if (!quiet_ && verbosity_ >= level) std::fwrite(line.data(), 1, line.size(), stderr);
   if (copy_) {
     try {
       copy_(line);
@@ -28,8 +32,6 @@ void Log::message(std::string_view text) {
     }
   }
 }
-
-void Log::warning(std::string_view text) { message(fmt::format("warning: {}", text)); }
 
 double peak_memory_mib() {
   rusage usage{};

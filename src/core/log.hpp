@@ -17,6 +17,8 @@ class Log {
  public:
   static Log& instance();
   void set_quiet(bool quiet) { quiet_ = quiet; }
+  // bwa's -v scale: 1 errors only (they are not logged here), 2 warnings too, 3 and up every message.
+  void set_verbosity(int level) { verbosity_ = level; }
   // Also hand every message, with its newline, to this sink (PaPaRa's papara_log.NAME); an empty
   // function stops it. A sink that throws is dropped, so logging never fails: its owner reports
   // the failure (an AtomicOutput does, when it is finished).
@@ -27,8 +29,10 @@ class Log {
 
  private:
   std::mutex mutex_;
+  void write(std::string_view line, int level);
   Sink copy_;
   bool quiet_ = false;
+  int verbosity_ = 3;
 };
 
 template <typename... Args>

@@ -287,6 +287,7 @@ if "$hyalign" map --help >/dev/null 2>&1; then
   check_error map_negative_mismatch '-B' -- map -B -1 "$w/map_ref.fa" "$w/map_1.fq"
   check_error map_clip_text '-L' -- map -L 5,x "$w/map_ref.fa" "$w/map_1.fq"
   check_error map_read_group '@RG' -- map -R 'ID:x' "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_verbosity '-v' -- map -v 11 "$w/map_ref.fa" "$w/map_1.fq"
   check_error map_read_group_id 'ID' -- map -R '@RG\tSM:x' "$w/map_ref.fa" "$w/map_1.fq"
   check_error map_unwritable_output 'no_such_dir' -- map -o "$w/no_such_dir/out.sam" "$w/map_ref.fa" "$w/map_1.fq"
   # Reads with N, IUPAC letters or shorter than a seed are kept, unmapped, not refused.
@@ -295,6 +296,12 @@ if "$hyalign" map --help >/dev/null 2>&1; then
      [ "$(grep -v '^@' map_odd.sam | awk '$2 == 4' | wc -l)" -eq 3 ]; then
     ok map_unmappable_reads_kept
   else fail "map_unmappable_reads_kept: $(cat map_odd.err)"; fi
+  # GATK's bwa mem line (-K, -p, -v 3, -Y) runs as it is; -v 1 leaves stderr to errors.
+  printf '@p/1\nGTTTGACCATGCATGCAAGGTTACG\n+\nIIIIIIIIIIIIIIIIIIIIIIIII\n@p/2\nGGTCAAATCGATCGATCACGGGTTA\n+\nIIIIIIIIIIIIIIIIIIIIIIIII\n' >map_pair.fq
+  if "$hyalign" map -K 100000000 -p -v 1 -t 2 -Y "$w/map_ref.fa" map_pair.fq >map_gatk.sam 2>map_gatk.err &&
+     [ ! -s map_gatk.err ] && [ "$(grep -vc '^@' map_gatk.sam)" -ge 2 ]; then
+    ok map_bwa_mem_gatk_options
+  else fail "map_bwa_mem_gatk_options: $(cat map_gatk.err)"; fi
 else
   echo "skip map cases: this hyalign has no map command (built without htslib)"
 fi
