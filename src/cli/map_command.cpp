@@ -119,6 +119,12 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
   add_scoring_options(*cmd, options->params, clip);
   add_search_options(*cmd, options->params);
   cmd->add_option("-I", *insert, "Insert size mean[,sd] (default: estimated from each batch)");
+  cmd->add_flag("-S", options->params.skip_rescue, "Skip mate rescue");
+  cmd->add_flag("-P", options->params.skip_pairing,
+                "Skip pairing: each end's primary is its own best placement (mate rescue still runs unless -S); "
+                "pairs are flagged proper by insert size");
+  cmd->add_flag("-5", options->params.primary5,
+                "Of a split read's parts, the one nearest the read's 5' end is primary (Hi-C: -5SP, as bwa mem)");
   cmd->add_flag("-a", options->params.all_alignments, "Output secondary placements too (flag 256)");
   cmd->add_option("-h", options->params.listed_alternatives,
                   "List the primary's other places scoring at least 80 % of it in XA when there are this many or "

@@ -123,7 +123,15 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
   set_single_end_mapq(result, read_length, has_mate, params_);
 }
 
-void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params) {
+namespace {
+
+// The read's first letter (in the read's own direction) that `p` aligns.
+std::int32_t five_prime_begin(const Placement& p, std::int32_t read_length) {
+  return p.reverse ? read_length - p.query_end : p.query_begin;
+}
+
+// Primary, supplementary and secondary placements, the primary the first that scores enough.
+void mark_placements(EndResult& result, std::int32_t read_length, const MapParams& params) {
   auto& all = result.placements;
   result.primary = -1;
   result.supplementary.clear();
@@ -155,6 +163,22 @@ void choose_placements(EndResult& result, std::int32_t read_length, const MapPar
     }
   }
   result.seed_weight = result.best().seed_weight;
+}
+
+}  // namespace
+
+void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params, bool keep_first) {
+  mark_placements(result, read_length, params);
+  if (!params.primary5 || keep_first || result.supplementary.empty()) return;
+  int first = result.primary;
+  for (int k : result.supplementary)
+    if (five_prime_begin(result.placements[static_cast<std::size_t>(k)], read_length) <
+        five_prime_begin(result.placements[static_cast<std::size_t>(first)], read_length))
+      first = k;
+  if (first == result.primary) return;
+  auto& all = result.placements;
+  std::rotate(all.begin(), all.begin() + first, all.begin() + first + 1);
+  mark_placements(result, read_length, params);
 }
 
 std::vector<int> listed_alternatives(const EndResult& result, std::int32_t read_length, const MapParams& params) {

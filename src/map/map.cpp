@@ -281,13 +281,15 @@ class BatchMapper {
   void finish_chunk(const ReadBatch& batch, const FinishChunk& chunk, Worker& w, ChunkOutput& out) {
     const std::size_t first = chunk.first, last = chunk.last;
     const InsertSizes& sizes = chunk.sizes;
-    if (batch.paired) rescue_mates(batch, first, last, sizes, w);
+    if (batch.paired && !params_.skip_rescue) rescue_mates(batch, first, last, sizes, w);
     std::vector<bam1_t*> records;
     const std::size_t step = batch.paired ? 2 : 1;
     for (std::size_t r = first; r < last; r += step) {
       bool proper = false;
       if (batch.paired)
-        proper = choose_pair(results_[r], results_[r + 1], letters_[r].length(), letters_[r + 1].length(), sizes, params_);
+        proper = params_.skip_pairing
+                     ? proper_pair(results_[r], results_[r + 1], sizes)
+                     : choose_pair(results_[r], results_[r + 1], letters_[r].length(), letters_[r + 1].length(), sizes, params_);
       for (std::size_t e = 0; e < step; ++e) trace_reported(results_[r + e], letters_[r + e], index_, params_);
       for (std::size_t e = 0; e < step; ++e) {
         const EndRecordInput end{&batch.reads[r + e], &results_[r + e], &letters_[r + e]};

@@ -25,6 +25,9 @@ struct MapParams {
                                     //     covers the same read letters is not aligned
   unsigned max_chains = 500;        // chains aligned per read (as many as a seed may have copies)
   unsigned max_rescues = 50;        // -m: placements of one end whose mate is searched near them
+  bool skip_rescue = false;         // -S: no mate rescue
+  bool skip_pairing = false;        // -P: each end's primary its own best (pairs still flagged proper by insert size)
+  bool primary5 = false;            // -5: of a split read's parts, the one nearest the read's 5' end is primary
   bool all_alignments = false;      // -a: secondary placements as records (flag 256)
   unsigned listed_alternatives = 5; // -h: a primary's other places, as good within kListedScoreRatio, listed in
                                     //     XA when there are this many or fewer (not with -a, as in bwa mem)

@@ -42,7 +42,7 @@ double insert_score(std::int64_t size, const InsertSizes& sizes, const kernels::
 void make_primary(EndResult& end, int k, std::int32_t read_length, const MapParams& params) {
   if (k > 0) std::rotate(end.placements.begin(), end.placements.begin() + k, end.placements.begin() + k + 1);
   const int mapq = end.mapq;
-  choose_placements(end, read_length, params);
+  choose_placements(end, read_length, params, true);
   end.mapq = mapq;
 }
 
@@ -134,6 +134,12 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
   sort_placements(mate.placements, tie_seed);
   choose_placements(mate, read_length, params);
   set_single_end_mapq(mate, read_length, true, params);
+}
+
+bool proper_pair(const EndResult& first, const EndResult& second, const InsertSizes& sizes) {
+  if (!sizes.known || !first.mapped() || !second.mapped()) return false;
+  const std::int64_t size = fr_insert_size(first.best(), second.best());
+  return size >= sizes.low && size <= sizes.high;
 }
 
 bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,

@@ -47,6 +47,8 @@ void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const En
 void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner, std::int32_t read_length,
                  std::uint64_t tie_seed, const MapParams& params, EndResult& mate);
 
+// Whether the ends' primaries make a proper pair: FR on one sequence, the insert size in range.
+bool proper_pair(const EndResult& first, const EndResult& second, const InsertSizes& sizes);
 
 // The pair's choice: sets each end's primary (the pair's placement when paired) and its MAPQ;
 // returns whether the pair is proper.

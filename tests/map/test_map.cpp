@@ -3,6 +3,7 @@
 // and whole runs place simulated reads, the same at any thread count.
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -631,6 +632,34 @@ TEST(Placements, MinScoreTakesTheBestStretchOfATracedAlignment) {
   EXPECT_EQ(best_stretch_score(gapped, r.codes[0].data() + 3, t.codes[0].data(), params.scoring), 10 - 8 + 20);
 }
 
+// -5: of a split read's parts, the one nearest the read's 5' end is primary, on either strand; the
+// pair's choice (keep_first) stays primary.
+TEST(Placements, Primary5PicksThePartNearestTheReadsStart) {
+  MapParams params;
+  params.primary5 = true;
+  for (bool reverse : {false, true}) {
+    EndResult end;
+    Placement later = placement_at(reverse, 5000, 70), earlier = placement_at(reverse, 1000, 40);
+    // Read letters 30-100 and 0-30, counted on the read as given: a reverse placement's letters
+    // are counted on the reverse complement.
+    later.query_begin = reverse ? 0 : 30, later.query_end = reverse ? 70 : 100;
+    earlier.query_begin = reverse ? 70 : 0, earlier.query_end = reverse ? 100 : 30;
+    end.placements = {later, earlier};
+    choose_placements(end, 100, params);
+    ASSERT_TRUE(end.mapped());
+    EXPECT_EQ(end.best().text_begin, 1000) << "reverse " << reverse;
+    ASSERT_EQ(end.supplementary.size(), 1u);
+    EXPECT_EQ(end.placements[static_cast<std::size_t>(end.supplementary[0])].text_begin, 5000);
+    end.placements = {later, earlier};
+    choose_placements(end, 100, params, true);
+    EXPECT_EQ(end.best().text_begin, 5000);
+    params.primary5 = false;
+    choose_placements(end, 100, params);
+    EXPECT_EQ(end.best().text_begin, 5000);
+    params.primary5 = true;
+  }
+}
+
 // XA lists the primary's other places scoring at least 80 % of its AS, when there are -h or fewer
 // of them (BWA-MEM's rule); none with -a, whose records show every place.
 TEST(Placements, ListedAlternativesFollowBwaMemsRule) {
@@ -929,6 +958,58 @@ TEST(MapRun, CommentTagsGoOnEveryRecordOfTheirRead) {
     EXPECT_NE(std::string(e.what()).find(files.reads1 + ":1:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("RG"), std::string::npos) << e.what();
   }
+}
+
+// -P: each end's primary is its own best placement, where the pair's choice takes a lesser one
+// near the mate; the pair is then not proper. In pair p the first end matches copy B of a segment
+// exactly and copy A, 300 letters from its mate, but for one letter. -S: no mate rescue; pair q's
+// second end has no exact match of a seed's length (a mismatch every 12 letters) and is placed by
+// rescue only.
+TEST(MapRun, SkipPairingAndSkipRescue) {
+  std::mt19937 rng(14);
+  std::string genome = random_bases(rng, 20000);
+  std::string copy_b = genome.substr(2000, 100);
+  copy_b[50] = copy_b[50] == 'a' ? 'c' : 'a';
+  genome.replace(15000, 100, copy_b);
+  std::string unseeded = genome.substr(8200, 100);
+  for (std::size_t k = 6; k < unseeded.size(); k += 12) unseeded[k] = unseeded[k] == 'g' ? 't' : 'g';
+  test::TempDir dir;
+  const std::string fa = dir.file("ref.fa"), r1 = dir.file("r1.fq"), r2 = dir.file("r2.fq");
+  std::ofstream(fa) << ">chr\n" << genome << "\n";
+  const std::string quality(100, 'I');
+  std::ofstream(r1) << "@p/1\n" << copy_b << "\n+\n" << quality << "\n@q/1\n" << genome.substr(8000, 100) << "\n+\n"
+                    << quality << "\n";
+  std::ofstream(r2) << "@p/2\n" << reverse_complement(genome.substr(2200, 100)) << "\n+\n" << quality << "\n@q/2\n"
+                    << reverse_complement(unseeded) << "\n+\n" << quality << "\n";
+  MapOptions options;
+  options.reference = fa;
+  options.reads1 = r1;
+  options.reads2 = r2;
+  options.params.insert_mean = 300;
+  options.params.insert_sd = 30;
+  // Each end's primary record: (position, proper) by name and end; position 0 when unmapped.
+  auto primaries = [&](bool skip_pairing, bool skip_rescue) {
+    options.params.skip_pairing = skip_pairing;
+    options.params.skip_rescue = skip_rescue;
+    options.out = dir.file("p.sam");
+    run_map(options);
+    std::istringstream lines(slurp(options.out));
+    std::map<std::string, std::pair<long, bool>> out;
+    std::string line, name, chr;
+    int flag = 0;
+    long pos = 0;
+    while (std::getline(lines, line))
+      if (line[0] != '@' && (std::istringstream(line) >> name >> flag >> chr >> pos) && !(flag & 0x900))
+        out[name + ((flag & 0x40) ? "/1" : "/2")] = {(flag & 4) ? 0 : pos, (flag & 2) != 0};
+    return out;
+  };
+  auto paired = primaries(false, false), own = primaries(true, false), no_rescue = primaries(true, true);
+  EXPECT_EQ(paired["p/1"], std::pair(2001L, true));
+  EXPECT_EQ(own["p/1"], std::pair(15001L, false));
+  EXPECT_EQ(no_rescue["p/1"], std::pair(15001L, false));
+  EXPECT_EQ(paired["q/2"], std::pair(8201L, true));
+  EXPECT_EQ(own["q/2"], std::pair(8201L, true));
+  EXPECT_EQ(no_rescue["q/2"].first, 0) << "-S placed a mate that only rescue finds";
 }
 
 // The same records on every device and at any thread count (the GPU kernel is exact).
