@@ -271,6 +271,12 @@ class BatchMapper {
   void estimate_sizes(std::size_t first, std::size_t last) {
     const bool first_estimate = !sizes_.known;
     sizes_ = estimate_insert_sizes({results_.data() + first, last - first}, sizes_);
+    if (!sizes_.known && !told_no_estimate_) {
+      told_no_estimate_ = true;
+      log_info("map: too few pairs placed FR within {} letters to estimate insert sizes: ends are placed unpaired until "
+               "a part of -K read letters gives an estimate (-I gives one)",
+               kMaxEstimatedInsert);
+    }
     if (first_estimate && sizes_.known)
       log_info("map: insert size {:.1f} +- {:.1f} (proper {}-{}), from {} pairs; estimated again for every {} read "
                "letters (-K)",
@@ -340,6 +346,7 @@ class BatchMapper {
   std::vector<EndLetters> letters_;
   std::vector<EndResult> results_;
   InsertSizes sizes_;  // the last part's
+  bool told_no_estimate_ = false;
   // Pairs without -I: each batch starts from the estimate the batch before ended with.
   bool estimates_sizes_ = (options_.interleaved || !options_.reads2.empty()) && params_.insert_mean <= 0;
   dist::Relay<InsertSizes> relay_{sizes_};

@@ -9,6 +9,9 @@ namespace hyalign::map {
 namespace {
 
 constexpr std::size_t kMinPairsForEstimate = 25;
+// Nor is an estimate made from FR pairs that are this small a share of the confidently placed
+// ones (BWA-MEM's share for a pair orientation): such pairs are then chance neighbours.
+constexpr double kMinFrShare = 0.05;
 constexpr int kConfidentMapq = 20;     // ends trusted for the insert-size estimate
 constexpr double kOutlierIqrs = 2.0;   // beyond the quartiles, pairs left out of the estimate
 constexpr double kProperSds = 4.0;     // proper pairs' insert sizes: mean +- this many sds
@@ -67,11 +70,15 @@ std::int64_t fr_insert_size(const Placement& a, const Placement& b) {
 
 InsertSizes estimate_insert_sizes(std::span<const EndResult> ends, const InsertSizes& previous) {
   std::vector<std::int64_t> sizes;
+  std::size_t confident = 0;
   for (std::size_t k = 0; k + 1 < ends.size(); k += 2) {
     if (!placed_confidently(ends[k]) || !placed_confidently(ends[k + 1])) continue;
-    if (const std::int64_t size = fr_insert_size(ends[k].best(), ends[k + 1].best()); size > 0) sizes.push_back(size);
+    ++confident;
+    const std::int64_t size = fr_insert_size(ends[k].best(), ends[k + 1].best());
+    if (size > 0 && size <= kMaxEstimatedInsert) sizes.push_back(size);
   }
-  if (sizes.size() < kMinPairsForEstimate) return previous;
+  if (sizes.size() < kMinPairsForEstimate || static_cast<double>(sizes.size()) < kMinFrShare * static_cast<double>(confident))
+    return previous;
   std::sort(sizes.begin(), sizes.end());
   const double q1 = quantile(sizes, 0.25), q3 = quantile(sizes, 0.75), iqr = q3 - q1;
   const double low = q1 - kOutlierIqrs * iqr, high = q3 + kOutlierIqrs * iqr;

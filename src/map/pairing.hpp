@@ -19,8 +19,14 @@ struct InsertSizes {
   std::size_t pairs = 0;           // pairs the estimate came from
 };
 
-// From the batch's pairs whose ends are placed once each with confidence, with IQR outliers left
-// out. Falls back to `previous` when fewer than a few dozen pairs qualify.
+// Pairs further apart are not counted in the estimate (BWA-MEM's bound): Hi-C, chimeric and other
+// libraries whose ends lie anywhere would give a distribution of millions of letters, every pair
+// proper, and mate-rescue windows as wide.
+inline constexpr std::int64_t kMaxEstimatedInsert = 10000;
+
+// From the batch's FR pairs whose ends are placed once each with confidence, at most
+// kMaxEstimatedInsert apart, with IQR outliers left out. Falls back to `previous` when fewer than a
+// few dozen pairs qualify, or when they are a small share of the confidently placed pairs.
 InsertSizes estimate_insert_sizes(std::span<const EndResult> ends, const InsertSizes& previous);
 
 // The given distribution (-I).

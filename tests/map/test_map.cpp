@@ -838,6 +838,32 @@ TEST(InsertSizes, EstimatedWithoutOutliers) {
   EXPECT_EQ(kept.mean, sizes.mean);
 }
 
+// Ends that lie anywhere (Hi-C, chimeras): pairs more than 10 kb apart are not counted, nor FR pairs
+// that are under 5 % of the confident ones; no estimate is made, where one of millions of letters
+// made every pair proper and mate rescue search megabases.
+TEST(InsertSizes, NoneFromEndsThatLieAnywhere) {
+  std::mt19937 rng(4);
+  auto end_at = [](std::int64_t begin, bool reverse) {
+    EndResult r;
+    r.placements.push_back(placement_at(reverse, begin, 150));
+    r.primary = 0;
+    r.mapq = 60;
+    return r;
+  };
+  std::vector<EndResult> far, mixed;
+  for (int k = 0; k < 2000; ++k) {
+    const std::int64_t start = static_cast<std::int64_t>(rng() % 5'000'000);
+    far.push_back(end_at(start, false));
+    far.push_back(end_at(start + 10'001 + static_cast<std::int64_t>(rng() % 5'000'000), true));
+    // 60 FR pairs 400 apart among 2000 confident ones, the rest facing the same way.
+    mixed.push_back(end_at(start, false));
+    mixed.push_back(end_at(start + 300, k < 60));
+  }
+  EXPECT_FALSE(estimate_insert_sizes(far, {}).known);
+  EXPECT_FALSE(estimate_insert_sizes(mixed, {}).known);
+  EXPECT_TRUE(estimate_insert_sizes({mixed.data(), 2 * 600}, {}).known) << "60 FR pairs among 600 make an estimate";
+}
+
 // ---- whole runs ----
 
 struct SimulatedPairs {
