@@ -130,8 +130,9 @@ std::int32_t five_prime_begin(const Placement& p, std::int32_t read_length) {
   return p.reverse ? read_length - p.query_end : p.query_begin;
 }
 
-// Primary, supplementary and secondary placements, the primary the first that scores enough.
-void mark_placements(EndResult& result, std::int32_t read_length, const MapParams& params) {
+// Primary, supplementary and secondary placements, the primary the first that scores enough (the
+// pair's choice, `paired_first`, as one end of a pair).
+void mark_placements(EndResult& result, std::int32_t read_length, const MapParams& params, bool paired_first) {
   auto& all = result.placements;
   result.primary = -1;
   result.supplementary.clear();
@@ -139,7 +140,8 @@ void mark_placements(EndResult& result, std::int32_t read_length, const MapParam
   result.listed.clear();
   result.sub_score = 0;
   result.alternatives.clear();
-  if (all.empty() || !scores_enough(all.front(), read_length, params)) return;
+  if (all.empty()) return;
+  if (!(paired_first ? pairs_enough : scores_enough)(all.front(), read_length, params)) return;
   std::vector<int> heads;  // the primary and supplementary placements
   for (std::size_t k = 0; k < all.size(); ++k) {
     const Placement& p = all[k];
@@ -150,7 +152,7 @@ void mark_placements(EndResult& result, std::int32_t read_length, const MapParam
         break;
       }
     if (over < 0) {
-      if (!scores_enough(p, read_length, params)) continue;
+      if (!(k == 0 || scores_enough(p, read_length, params))) continue;
       heads.push_back(static_cast<int>(k));
       if (heads.size() == 1) result.primary = static_cast<int>(k);
       else result.supplementary.push_back(static_cast<int>(k));
@@ -168,7 +170,7 @@ void mark_placements(EndResult& result, std::int32_t read_length, const MapParam
 }  // namespace
 
 void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params, bool keep_first) {
-  mark_placements(result, read_length, params);
+  mark_placements(result, read_length, params, keep_first);
   if (!params.primary5 || keep_first || result.supplementary.empty()) return;
   int first = result.primary;
   for (int k : result.supplementary)
@@ -178,7 +180,7 @@ void choose_placements(EndResult& result, std::int32_t read_length, const MapPar
   if (first == result.primary) return;
   auto& all = result.placements;
   std::rotate(all.begin(), all.begin() + first, all.begin() + first + 1);
-  mark_placements(result, read_length, params);
+  mark_placements(result, read_length, params, false);
 }
 
 std::vector<int> listed_alternatives(const EndResult& result, std::int32_t read_length, const MapParams& params) {

@@ -72,7 +72,8 @@ class EndMapper {
 // Marks primary, supplementary and secondary placements and the sub-optimal score, from the
 // placements' read letters (estimated where not traced back). Placements are sorted best first;
 // the first that scores enough is primary, but with -5 the split part nearest the read's 5' end
-// is, unless `keep_first` (the pair's choice, which BWA-MEM keeps too).
+// is, unless `keep_first`: the pair's choice, which BWA-MEM keeps too, and which needs only to
+// score enough as one end of a pair (pairs_enough).
 void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params, bool keep_first = false);
 
 // The secondary placements that the primary's record lists in XA (BWA-MEM's rule): those scoring

@@ -128,7 +128,7 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
   bool added = false;
   for (const RescueTask& t : tasks) {
     Placement p = aligner.placement(t.task, t.reverse, 0);
-    if (!scores_enough(p, read_length, params)) continue;
+    if (!pairs_enough(p, read_length, params)) continue;
     const auto same_place = [&](const Placement& q) {
       return q.reverse == p.reverse && q.sequence == p.sequence && q.text_end == p.text_end;
     };
@@ -151,7 +151,7 @@ bool proper_pair(const EndResult& first, const EndResult& second, const InsertSi
 
 bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,
                  const InsertSizes& sizes, const MapParams& params) {
-  if (!sizes.known || !first.mapped() || !second.mapped()) return false;
+  if (!sizes.known || first.placements.empty() || second.placements.empty()) return false;
   struct PairScore {
     double score;
     int i, j;
@@ -159,10 +159,10 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
   std::vector<PairScore> pairs;
   std::vector<char> second_enough(second.placements.size());
   for (std::size_t j = 0; j < second.placements.size(); ++j)
-    second_enough[j] = scores_enough(second.placements[j], length2, params);
+    second_enough[j] = pairs_enough(second.placements[j], length2, params);
   for (std::size_t i = 0; i < first.placements.size(); ++i) {
     const Placement& a = first.placements[i];
-    if (!scores_enough(a, length1, params)) continue;
+    if (!pairs_enough(a, length1, params)) continue;
     for (std::size_t j = 0; j < second.placements.size(); ++j) {
       const Placement& b = second.placements[j];
       if (!second_enough[j]) continue;
@@ -172,7 +172,9 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
                        static_cast<int>(j)});
     }
   }
-  const double unpaired = first.best().score + second.best().score - params.unpaired_penalty;
+  // Placements are sorted best first: an end with no primary (all under -T) counts its best too, as
+  // BWA-MEM's unpaired score does.
+  const double unpaired = first.placements.front().score + second.placements.front().score - params.unpaired_penalty;
   if (pairs.empty()) return false;
   const PairScore best = *std::min_element(pairs.begin(), pairs.end(), [](const PairScore& x, const PairScore& y) {
     return std::tie(y.score, x.i, x.j) < std::tie(x.score, y.i, y.j);

@@ -78,6 +78,11 @@ bool scores_enough(const Placement& p, std::int32_t read_length, const MapParams
   return std::max(sam_score(p, read_length, params.scoring), p.local_score) >= params.min_score;
 }
 
+bool pairs_enough(const Placement& p, std::int32_t read_length, const MapParams& params) {
+  const int floor = std::min(params.min_score, static_cast<int>(params.min_seed) * params.scoring.match);
+  return std::max(sam_score(p, read_length, params.scoring), p.local_score) >= floor;
+}
+
 int best_stretch_score(std::span<const kernels::CigarRun> cigar, const std::uint8_t* query, const std::uint8_t* target,
                        const kernels::ExtendScoring& scoring) {
   int best = 0, ending_here = 0;  // the best stretch, and the best one ending at the column reached

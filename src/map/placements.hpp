@@ -47,6 +47,9 @@ int sam_score(const Placement& p, std::int32_t read_length, const kernels::Exten
 // Whether a placement scores -T or more. As BWA-MEM's, -T is compared with a score without the
 // clip bonuses: the best stretch of the alignment once traced, else AS.
 bool scores_enough(const Placement& p, std::int32_t read_length, const MapParams& params);
+// Whether a placement may be one end of a pair: as BWA-MEM pairs and rescues ends, one that scores
+// a seed's worth (-k letters) though under -T (a mate trimmed short), or -T where that is lower.
+bool pairs_enough(const Placement& p, std::int32_t read_length, const MapParams& params);
 // The best score of a stretch of an alignment (`query` and `target` from its first letters).
 int best_stretch_score(std::span<const kernels::CigarRun> cigar, const std::uint8_t* query, const std::uint8_t* target,
                        const kernels::ExtendScoring& scoring);

@@ -990,7 +990,8 @@ TEST(MapRun, CommentTagsGoOnEveryRecordOfTheirRead) {
 // near the mate; the pair is then not proper. In pair p the first end matches copy B of a segment
 // exactly and copy A, 300 letters from its mate, but for one letter. -S: no mate rescue; pair q's
 // second end has no exact match of a seed's length (a mismatch every 12 letters) and is placed by
-// rescue only.
+// rescue only. Pair t's second end is 25 letters, trimmed: under -T alone, placed as a pair's end
+// (as BWA-MEM places it), unmapped with -P.
 TEST(MapRun, SkipPairingAndSkipRescue) {
   std::mt19937 rng(14);
   std::string genome = random_bases(rng, 20000);
@@ -1004,9 +1005,10 @@ TEST(MapRun, SkipPairingAndSkipRescue) {
   std::ofstream(fa) << ">chr\n" << genome << "\n";
   const std::string quality(100, 'I');
   std::ofstream(r1) << "@p/1\n" << copy_b << "\n+\n" << quality << "\n@q/1\n" << genome.substr(8000, 100) << "\n+\n"
-                    << quality << "\n";
+                    << quality << "\n@t/1\n" << genome.substr(11000, 100) << "\n+\n" << quality << "\n";
   std::ofstream(r2) << "@p/2\n" << reverse_complement(genome.substr(2200, 100)) << "\n+\n" << quality << "\n@q/2\n"
-                    << reverse_complement(unseeded) << "\n+\n" << quality << "\n";
+                    << reverse_complement(unseeded) << "\n+\n" << quality << "\n@t/2\n"
+                    << reverse_complement(genome.substr(11275, 25)) << "\n+\n" << quality.substr(0, 25) << "\n";
   MapOptions options;
   options.reference = fa;
   options.reads1 = r1;
@@ -1036,6 +1038,8 @@ TEST(MapRun, SkipPairingAndSkipRescue) {
   EXPECT_EQ(paired["q/2"], std::pair(8201L, true));
   EXPECT_EQ(own["q/2"], std::pair(8201L, true));
   EXPECT_EQ(no_rescue["q/2"].first, 0) << "-S placed a mate that only rescue finds";
+  EXPECT_EQ(paired["t/2"], std::pair(11276L, true));
+  EXPECT_EQ(own["t/2"].first, 0) << "an end under -T placed unpaired";
 }
 
 // The same records on every device and at any thread count (the GPU kernel is exact).
