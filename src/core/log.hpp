@@ -28,8 +28,8 @@ class Log {
   void warning(std::string_view text);
 
  private:
-  std::mutex mutex_;
   void write(std::string_view line, int level);
+  std::mutex mutex_;
   Sink copy_;
   bool quiet_ = false;
   int verbosity_ = 3;

@@ -9,8 +9,8 @@ namespace hyalign::map {
 namespace {
 
 constexpr std::size_t kMinPairsForEstimate = 25;
-// Nor is an estimate made from FR pairs that are this small a share of the confidently placed
-// ones (BWA-MEM's share for a pair orientation): such pairs are then chance neighbours.
+// No estimate is made from FR pairs that are this small a share of the confidently placed ones
+// (BWA-MEM's share for a pair orientation): such pairs are then chance neighbours.
 constexpr double kMinFrShare = 0.05;
 constexpr int kConfidentMapq = 20;     // ends trusted for the insert-size estimate
 constexpr double kOutlierIqrs = 2.0;   // beyond the quartiles, pairs left out of the estimate

@@ -116,24 +116,28 @@ struct RecordBuilder::Fields {
 RecordBuilder::RecordBuilder(const index::ReferenceText& reference, RecordOptions options)
     : reference_(reference), options_(std::move(options)) {}
 
-std::string RecordBuilder::alignment_summary(const Placement& p, int mapq, const EndLetters& letters) const {
+std::int64_t RecordBuilder::one_based_position(const Placement& p) const {
+  return p.text_begin - static_cast<std::int64_t>(reference_.starts[p.sequence]) + 1;
+}
+
+int RecordBuilder::edit_distance(const Placement& p, const EndLetters& letters) const {
   int nm = 0;
   std::string md;
   edit_tags(p, letters, std::string_view(reference_.text), nm, md);
-  return fmt::format("{},{},{},{},{},{};", reference_.names[p.sequence],
-                     p.text_begin - static_cast<std::int64_t>(reference_.starts[p.sequence]) + 1, p.reverse ? '-' : '+',
-                     cigar_text(p), mapq, nm);
+  return nm;
+}
+
+std::string RecordBuilder::alignment_summary(const Placement& p, int mapq, const EndLetters& letters) const {
+  return fmt::format("{},{},{},{},{},{};", reference_.names[p.sequence], one_based_position(p), p.reverse ? '-' : '+',
+                     cigar_text(p), mapq, edit_distance(p, letters));
 }
 
 std::string RecordBuilder::listed_places(const EndResult& r, const EndLetters& letters) const {
   std::string out;
   for (int k : r.listed) {
     const Placement& p = r.placements[static_cast<std::size_t>(k)];
-    int nm = 0;
-    std::string md;
-    edit_tags(p, letters, std::string_view(reference_.text), nm, md);
     fmt::format_to(std::back_inserter(out), "{},{}{},{},{};", reference_.names[p.sequence], p.reverse ? '-' : '+',
-                   p.text_begin - static_cast<std::int64_t>(reference_.starts[p.sequence]) + 1, cigar_text(p), nm);
+                   one_based_position(p), cigar_text(p), edit_distance(p, letters));
   }
   return out;
 }

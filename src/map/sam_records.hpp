@@ -1,6 +1,7 @@
 #pragma once
 // The SAM/BAM records of one read or pair, built with htslib: flags, positions, CIGAR, mate fields
-// and template length, and the tags NM, MD, AS, XS, MC, SA, XA and RG, then those of the read's comment (-C).
+// and template length, and the tags NM, MD, AS, XS, MC, SA, XA and RG, then those of the read's
+// comment (-C).
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ class RecordBuilder {
   Fields mate_fields(const Placement* mine, const EndResult& mate, int end_number) const;
   bam1_t* build(const EndRecordInput& end, const Placement* placement, const EndRecordInput* mate,
                 const Fields& fields, std::uint16_t flag, int mapq, bool hard_clip) const;
+  std::int64_t one_based_position(const Placement& p) const;  // on its reference sequence
+  int edit_distance(const Placement& p, const EndLetters& letters) const;  // NM
   std::string alignment_summary(const Placement& p, int mapq, const EndLetters& letters) const;
   // XA's text: the listed placements as BWA-MEM writes them (name,strand and position,CIGAR,NM;).
   std::string listed_places(const EndResult& r, const EndLetters& letters) const;
