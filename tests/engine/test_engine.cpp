@@ -113,19 +113,18 @@ TEST(DevicePlan, CpuChoiceSelectsNoGpu) {
 
 namespace {
 
-// Seconds to score `tiles` tiles of `cells` each on a fake device that does `tiles_per_second`.
-double run_fake(const std::vector<WorkerGroup>& groups, const std::vector<double>& tiles_per_second, std::size_t tiles,
-                std::vector<DeviceReport>& reports) {
+// Scores `tiles` tiles on fake devices, each group's worker doing `tiles_per_second`; `reports` get
+// each group's share.
+void run_fake(const std::vector<WorkerGroup>& groups, const std::vector<double>& tiles_per_second, std::size_t tiles,
+              std::vector<DeviceReport>& reports) {
   std::vector<std::size_t> group_of_worker;
   for (std::size_t g = 0; g < groups.size(); ++g) group_of_worker.insert(group_of_worker.end(), groups[g].workers, g);
   TileQueue queue(tiles, 1, 1, 1);
-  const auto start = std::chrono::steady_clock::now();
   reports = run_workers(groups, queue, nullptr, [&](std::size_t w, const WorkTile& tile) {
     std::this_thread::sleep_for(
         std::chrono::duration<double>(static_cast<double>(tile.target_count) / tiles_per_second[group_of_worker[w]]));
     return static_cast<double>(tile.target_count);
   });
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // The seconds the groups' shares of the work take at the fake rates (tiles per second and worker):
