@@ -69,6 +69,10 @@ constexpr IntegerType kIntegerTypes[] = {
     {'i', std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max(), 4},
     {'I', 0, std::numeric_limits<std::uint32_t>::max(), 4}};
 
+// SAM's 'i' values: 32 bits, signed or not.
+constexpr std::int64_t kLeastInteger = std::numeric_limits<std::int32_t>::min();
+constexpr std::int64_t kGreatestInteger = std::numeric_limits<std::uint32_t>::max();
+
 const IntegerType* integer_type(char type) {
   for (const IntegerType& t : kIntegerTypes)
     if (t.type == type) return &t;
@@ -79,7 +83,7 @@ const IntegerType* integer_type(char type) {
 // (as htslib's parser stores it).
 void encode_integer(std::string_view value, SamTag& tag) {
   std::int64_t v = 0;
-  if (!parse_integer(value, v) || v < kIntegerTypes[4].low || v > kIntegerTypes[5].high)
+  if (!parse_integer(value, v) || v < kLeastInteger || v > kGreatestInteger)
     throw std::invalid_argument(fmt::format("'{}' is not an integer of SAM's range", value));
   for (const IntegerType& t : kIntegerTypes)
     if ((v < 0) == (t.low < 0) && v >= t.low && v <= t.high) {

@@ -107,7 +107,7 @@ void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const En
     bool mate_near = false;
     for (const Placement& q : mate.placements) {
       const std::int64_t size = fr_insert_size(p, q);
-      mate_near |= size >= sizes.low && size <= sizes.high;
+      mate_near |= sizes.proper(size);
     }
     if (mate_near && !(search_near_best && &p == &anchor.best())) continue;
     // The mate lies on the other strand, its leftmost letter where the insert sizes put it.
@@ -146,7 +146,7 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
 bool proper_pair(const EndResult& first, const EndResult& second, const InsertSizes& sizes) {
   if (!sizes.known || !first.mapped() || !second.mapped()) return false;
   const std::int64_t size = fr_insert_size(first.best(), second.best());
-  return size >= sizes.low && size <= sizes.high;
+  return sizes.proper(size);
 }
 
 bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,
@@ -167,7 +167,7 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
       const Placement& b = second.placements[j];
       if (!second_enough[j]) continue;
       const std::int64_t size = fr_insert_size(a, b);
-      if (size < sizes.low || size > sizes.high) continue;
+      if (!sizes.proper(size)) continue;
       pairs.push_back({a.score + b.score + insert_score(size, sizes, params.scoring), static_cast<int>(i),
                        static_cast<int>(j)});
     }

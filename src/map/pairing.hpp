@@ -16,6 +16,7 @@ struct InsertSizes {
   bool known = false;
   double mean = 0, sd = 0;
   std::int64_t low = 0, high = 0;  // proper pairs' insert sizes
+  bool proper(std::int64_t size) const { return size >= low && size <= high; }
   std::size_t pairs = 0;           // pairs the estimate came from
 };
 

@@ -74,13 +74,22 @@ int sam_score(const Placement& p, std::int32_t read_length, const kernels::Exten
   return p.score - alignment_bonus(p, read_length, scoring);
 }
 
+namespace {
+
+// The score -T is compared with: the best stretch of the alignment once traced, else AS.
+int threshold_score(const Placement& p, std::int32_t read_length, const kernels::ExtendScoring& scoring) {
+  return std::max(sam_score(p, read_length, scoring), p.local_score);
+}
+
+}  // namespace
+
 bool scores_enough(const Placement& p, std::int32_t read_length, const MapParams& params) {
-  return std::max(sam_score(p, read_length, params.scoring), p.local_score) >= params.min_score;
+  return threshold_score(p, read_length, params.scoring) >= params.min_score;
 }
 
 bool pairs_enough(const Placement& p, std::int32_t read_length, const MapParams& params) {
   const int floor = std::min(params.min_score, static_cast<int>(params.min_seed) * params.scoring.match);
-  return std::max(sam_score(p, read_length, params.scoring), p.local_score) >= floor;
+  return threshold_score(p, read_length, params.scoring) >= floor;
 }
 
 int best_stretch_score(std::span<const kernels::CigarRun> cigar, const std::uint8_t* query, const std::uint8_t* target,
