@@ -52,7 +52,7 @@ Measurement measure(KernelChoice choice, const PaparaTargets& targets, const Sta
   std::size_t runs = 0;
   const auto start = std::chrono::steady_clock::now();
   do {
-    papara::score_all_targets({{kernel.get(), threads, 1}}, problem, kernel->block_width(), false);
+    papara::score_all_targets({{kernel.get(), threads, 1, ""}}, problem, kernel->block_width(), false);
     ++runs;
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } while (seconds < min_seconds);
@@ -107,8 +107,8 @@ void gpu_benchmark(const std::string& workload, const PaparaTargets& targets, co
   const auto cpu = make_papara_cpu_kernel(KernelChoice::automatic, problem);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   // The hybrid run is what --device auto plans: a core for the GPU's worker, the rest CPU workers.
-  const papara::DeviceWorkers gpu_workers{gpu.get(), 1, 1u << 20}, cpu_workers{cpu.get(), cores, 1},
-      cpu_beside_gpu{cpu.get(), std::max(1u, cores - 1), 1};
+  const papara::DeviceWorkers gpu_workers{gpu.get(), 1, 1u << 20, "gpu"}, cpu_workers{cpu.get(), cores, 1, "cpu"},
+      cpu_beside_gpu{cpu.get(), std::max(1u, cores - 1), 1, "cpu"};
 
   fmt::print("\nGPU benchmark: {} ({:.1f} GiB free), {} ×{} = {} queries, {} branches × {} columns, {:.3g} cells\n",
              device.name, device.free_bytes / 1073741824.0, workload, replicate, queries.size(), targets.count,

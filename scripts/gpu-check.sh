@@ -4,7 +4,9 @@
 # usage: scripts/gpu-check.sh [BUILD_DIR]   (run from anywhere; needs cmake, g++, nvcc, zlib, fmt, CLI11, gtest)
 # SECTIONS (default "papara papara-e2e search") picks the parts to run (papara: GPU tests, goldens
 # and benchmarks; papara-e2e: hyalign papara end to end on every device; search; mem: the mem GPU
-# tests and bench/mem_gpu.sh; map: the map GPU tests and bench/map_gpu.sh with MAP_BASES, MAP_PAIRS,
+# tests and bench/mem_gpu.sh; scale: papara (gut500 x SCALE_REPLICATE, 80) and search (SCALE_QUERIES,
+# 1000, x the Swiss-Prot-shaped database) on one GPU, on every GPU in one process (--device gpu
+# and auto) and under mpirun, one rank a GPU, SCALE_ROUNDS (2) rounds; map: the map GPU tests and bench/map_gpu.sh with MAP_BASES, MAP_PAIRS,
 # MAP_DEVICES and MAP_GENOMES; search-sprot: search on a Swiss-Prot-shaped database, SPROT_COUNT
 # sequences (570000), every device, SPROT_ROUNDS rounds (3), and with SPROT_MANY=N, N such queries
 # on the GPU; search: SEARCH_ROUNDS (3) rounds of gpu and auto on a pseudo-database). REPLICATE (20),
@@ -37,6 +39,16 @@ if compgen -G ".deps/*.deb" >/dev/null; then
   export PATH=/tmp/deps/usr/bin:$PATH
   export PKG_CONFIG_SYSROOT_DIR=/tmp/deps PKG_CONFIG_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu/pkgconfig
 fi
+# Open MPI from .deps (openmpi-bin libopenmpi3 libopenmpi-dev openmpi-common and their libraries),
+# moved from /usr: OPAL_PREFIX relocates Open MPI, the component path PMIx's plugins.
+mpirun=$(command -v mpirun || true)
+if [ -x /tmp/deps/usr/bin/mpirun.openmpi ]; then
+  export OPAL_PREFIX=/tmp/deps/usr PMIX_MCA_mca_base_component_path=/tmp/deps/usr/lib/x86_64-linux-gnu/pmix2/lib/pmix
+  export PMIX_MCA_pcompress_base_silence_warning=1
+  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu/openmpi/lib:$LD_LIBRARY_PATH
+  mpirun=/tmp/deps/usr/bin/mpirun.openmpi
+  prefix+=(-DMPI_CXX_COMPILER=/tmp/deps/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE="$mpirun")
+fi
 
 log "build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON "${prefix[@]}" >/dev/null || exit 1
@@ -44,6 +56,7 @@ targets=(hyalign hyalign_tests hyalign_make_genome hyalign_make_reads)
 want papara && targets+=(hyalign_bench_papara)
 want search && targets+=(hyalign_bench_sw_gpu)
 want search-sprot && targets+=(hyalign_bench_sw_gpu hyalign_make_proteins)
+want scale && targets+=(hyalign_make_proteins)
 want map && targets+=(hyalign_map_eval)
 cmake --build "$build" -j"$jobs" --target "${targets[@]}" 2>&1 |
   grep -E 'error|warning: .*(papara|sw)' ; [ -x "$build/hyalign" ] || { echo "build failed"; exit 1; }
@@ -181,6 +194,47 @@ if want map; then
     grep -q 'records of .*identical' "$out/map_gpu.txt" && ! grep -q DIFFERENT "$out/map_gpu.txt" && result[map_same]=yes ||
       result[map_same]=NO
   fi
+fi
+
+if want scale; then
+  gpus=${SCALE_GPUS:-$(nvidia-smi --list-gpus | wc -l)}
+  log "scale-out over $gpus GPUs: one GPU, one process with every GPU, mpirun -np $gpus (SCALE_ROUNDS rounds)"
+  data=tests/data/papara/q2_16S
+  awk -v n="${SCALE_REPLICATE:-80}" '{l[NR] = $0} END {for (r = 1; r <= n; ++r) for (i = 1; i <= NR; ++i) print (l[i] ~ /^>/ ? l[i] "_r" r : l[i])}' \
+    "$data/gut500.fasta" >/tmp/scale_reads.fasta
+  [ -s /tmp/sprot.hdb ] || { "$build/bench/hyalign_make_proteins" "${SPROT_COUNT:-570000}" 1 >/tmp/sprot.fasta &&
+    "$build/hyalign" search makedb -i /tmp/sprot.fasta -o /tmp/sprot.hdb 2>&1 | tail -n 1; }
+  "$build/bench/hyalign_make_proteins" "${SCALE_QUERIES:-1000}" 2 >/tmp/scale_queries.fasta
+  papara_args=(papara -t "$data/ref.unrooted.nwk" -s "$data/ref.phy" -q /tmp/scale_reads.fasta)
+  search_args=(search -q /tmp/scale_queries.fasta -d /tmp/sprot.hdb)
+  declare -A threads_option=([papara]=-j [search]=-t)
+  device=${SCALE_DEVICE:-gpu}
+  # scaled TOOL HOW: one run (one: one GPU; one-auto: one GPU and the CPU as --device auto plans
+  # them; gpus: every GPU; auto: every GPU and the CPU; mpi: a rank a GPU), its wall time, CPU time / wall (the host's busy cores) and its log
+  scaled() {
+    local tool=$1 how=$2 out=/tmp/scale_${1}_$2
+    local -n tool_args=${tool}_args
+    local run=("$build/hyalign" "${tool_args[@]}" --device "$device" -o "$out.out")
+    case $how in
+      one) run=(env CUDA_VISIBLE_DEVICES=0 "${run[@]}") ;;
+      one-auto) run=(env CUDA_VISIBLE_DEVICES=0 "$build/hyalign" "${tool_args[@]}" -o "$out.out") ;;
+      auto) run=("$build/hyalign" "${tool_args[@]}" -o "$out.out") ;;
+      mpi) run=("$mpirun" --allow-run-as-root --bind-to none -np "$gpus" -x LD_LIBRARY_PATH "${run[@]}" "${threads_option[$tool]}" $((jobs / gpus))) ;;
+    esac
+    /tmp/deps/usr/bin/time -f '%e %U %S' -o "$out.time" "${run[@]}" 2>"$out.log" || echo "$tool $how FAILED"
+    read -r wall user sys < <(tail -n 1 "$out.time")
+    result[scale_${tool}_$how]="${result[scale_${tool}_$how]:+${result[scale_${tool}_$how]} }$wall s"
+    awk -v t="$tool $how" -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN { printf "%s: %s s wall, %.1f cores busy\n", t, w, (u + s) / w }'
+    sed 's/^/    /' "$out.log"
+  }
+  hows="one one-auto gpus auto $([ -n "$mpirun" ] && echo mpi)"
+  for round in $(seq "${SCALE_ROUNDS:-2}"); do
+    for tool in papara search; do for how in $hows; do scaled $tool $how; done; done
+  done
+  for tool in papara search; do for how in $hows; do
+    cmp -s "/tmp/scale_${tool}_one.out" "/tmp/scale_${tool}_$how.out" && result[scale_${tool}_${how}_same]=yes ||
+      result[scale_${tool}_${how}_same]=NO
+  done; done
 fi
 
 log "summary"

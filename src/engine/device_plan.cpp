@@ -59,13 +59,13 @@ std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned thread
     const auto gpu_cores = static_cast<unsigned>(gpus.size());
     unsigned workers = threads > gpu_cores ? threads - gpu_cores : 1;
     if (!gpus.empty()) workers = std::max(1u, static_cast<unsigned>(workers * shape.cpu_share_beside_gpus));
-    groups.push_back({std::string(cpu_name), workers, 1});
+    groups.push_back({std::string(cpu_name), workers, 1, std::string(cpu_name)});
   }
   for (std::size_t g = 0; g < gpus.size(); ++g) {
     std::size_t take = std::max<std::size_t>(1, shape.max_tiles_per_gpu_take);
     if (shape.gpu_bytes_per_tile > 0)
       take = std::clamp<std::size_t>(gpus[g].free_bytes / 2 / shape.gpu_bytes_per_tile, 1, take);
-    groups.push_back({gpu_names[g], 1, take});
+    groups.push_back({gpu_names[g], 1, take, gpus[g].name});
   }
   return groups;
 }

@@ -21,50 +21,55 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Tiles per second of each device, measured: a CPU worker over all its group's tiles, a GPU over
-// its last take (its rate grows with the size of a take). A GPU takes its device's share of the
-// total rate, so that every device finishes together; a CPU worker stops once the others, a GPU
-// counted from when its take should end, would finish the rest before it surely finished one more
-// tile. So a mix is never slower than its fastest member. Until every device has a rate, a GPU
-// takes small probes that double (a slow GPU holds little, a fast one is soon busy).
+// Work (the queue's cost) per second of each device, measured: a CPU worker over all its group's
+// tiles, a GPU over its last take (its rate grows with the size of a take). A GPU takes its
+// device's share of the total rate, so that every device finishes together; a CPU worker stops once
+// the others, a GPU counted from when its take should end, would finish the rest before it surely
+// finished one more tile. So a mix is never slower than its fastest member. Devices of one model
+// share a rate (their takes pooled), so GPUs of one model take equal shares of what is left,
+// whichever started first. Until every model has a rate, a GPU takes small probes that double (a
+// slow GPU holds little, a fast one is soon busy).
 class RateMeter {
  public:
-  explicit RateMeter(const std::vector<WorkerGroup>& groups)
-      : groups_(groups), tiles_(groups.size()), seconds_(groups.size()), free_at_(groups.size()), probe_(groups.size()) {
+  RateMeter(const std::vector<WorkerGroup>& groups, double mean_tile_cost)
+      : groups_(groups), work_(groups.size()), seconds_(groups.size()), free_at_(groups.size()), probe_(groups.size()),
+        mean_tile_cost_(mean_tile_cost) {
     std::size_t workers = 0;
     for (const WorkerGroup& g : groups) {
       workers += g.workers;
       active_.push_back(g.workers);
       has_gpu_ = has_gpu_ || g.is_gpu();
     }
-    std::fill(probe_.begin(), probe_.end(), workers);
+    std::fill(probe_.begin(), probe_.end(), static_cast<double>(workers) * mean_tile_cost);
   }
 
-  void record(std::size_t group, std::size_t tiles, double seconds) {
+  void record(std::size_t group, double work, double seconds) {
     std::lock_guard lock(mutex_);
     const bool last_take_only = groups_[group].is_gpu();
-    tiles_[group] = static_cast<double>(tiles) + (last_take_only ? 0 : tiles_[group]);
+    work_[group] = work + (last_take_only ? 0 : work_[group]);
     seconds_[group] = seconds + (last_take_only ? 0 : seconds_[group]);
   }
 
-  // Tiles for a GPU worker of `group` to take out of `remaining`.
-  std::size_t gpu_take(std::size_t group, std::size_t remaining) {
+  // The work for a GPU worker of `group` to take out of `remaining`.
+  double gpu_take(std::size_t group, double remaining) {
     std::lock_guard lock(mutex_);
-    std::size_t tiles = probe_[group];
-    if (groups_.size() == 1) tiles = remaining;  // a device alone has nothing to share
-    else if (measured()) tiles = static_cast<std::size_t>(static_cast<double>(remaining) * rate(group) / total_rate());
-    else probe_[group] *= 2;
-    tiles = std::clamp<std::size_t>(tiles, 1, groups_[group].max_tiles_per_take);
-    free_at_[group] = now() + (measured() ? static_cast<double>(tiles) / rate(group) : 0.0);
-    return tiles;
+    if (groups_.size() == 1) return remaining;  // a device alone has nothing to share
+    if (measured()) return remaining * rate(group) / total_rate();
+    return std::exchange(probe_[group], 2 * probe_[group]);
+  }
+  // A GPU worker of `group` took `work`: it is busy until it should have done it.
+  void holds(std::size_t group, double work) {
+    std::lock_guard lock(mutex_);
+    free_at_[group] = now() + (measured() ? work / rate(group) : 0.0);
   }
 
-  // Whether a CPU worker of `group` should stop, leaving `remaining` tiles to faster devices: the
-  // others would finish them before this worker finished one more tile.
-  bool cpu_worker_retires(std::size_t group, std::size_t remaining) {
+  // Whether a CPU worker of `group` should stop, leaving `remaining` work to faster devices: the
+  // others would finish it before this worker finished the next tile, `next_tile` of work.
+  bool cpu_worker_retires(std::size_t group, double remaining, double next_tile) {
     std::lock_guard lock(mutex_);
     if (!has_gpu_ || !measured()) return false;
-    if (seconds_for_others(group, static_cast<double>(remaining)) >= kTileTimeSpread / rate(group)) return false;
+    if (seconds_for_others(group, remaining) >= kTileTimeSpread * std::max(next_tile, mean_tile_cost_) / rate(group))
+      return false;
     --active_[group];
     return true;
   }
@@ -77,11 +82,11 @@ class RateMeter {
 
   double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
-  // Seconds the workers other than one of `group` need for `tiles`: CPU workers start now, a GPU
+  // Seconds the workers other than one of `group` need for `work`: CPU workers start now, a GPU
   // once the take it holds should end (counting it free at once would stop CPU workers while the
   // GPU is still busy, and leave it the last tiles after its take).
-  double seconds_for_others(std::size_t group, double tiles) const {
-    std::vector<std::pair<double, double>> starts;  // (seconds from now, tiles per second)
+  double seconds_for_others(std::size_t group, double work) const {
+    std::vector<std::pair<double, double>> starts;  // (seconds from now, work per second)
     const double at = now();
     for (std::size_t g = 0; g < groups_.size(); ++g) {
       const double workers = static_cast<double>(active_[g]) - (g == group ? 1 : 0);
@@ -90,16 +95,25 @@ class RateMeter {
     std::sort(starts.begin(), starts.end());
     double t = 0, done = 0, rate_so_far = 0;
     for (const auto& [start, rate] : starts) {
-      if (rate_so_far > 0 && done + rate_so_far * (start - t) >= tiles) break;
+      if (rate_so_far > 0 && done + rate_so_far * (start - t) >= work) break;
       done += rate_so_far * (start - t);
       t = start;
       rate_so_far += rate;
     }
-    return rate_so_far > 0 ? t + (tiles - done) / rate_so_far : std::numeric_limits<double>::infinity();
+    return rate_so_far > 0 ? t + (work - done) / rate_so_far : std::numeric_limits<double>::infinity();
   }
-  double rate(std::size_t g) const { return tiles_[g] / seconds_[g]; }
+  // Work per second and worker of g's model (g's own where it names none).
+  double rate(std::size_t g) const {
+    double work = 0, seconds = 0;
+    for (std::size_t other = 0; other < groups_.size(); ++other)
+      if (other == g || (!groups_[g].model.empty() && groups_[other].model == groups_[g].model))
+        work += work_[other], seconds += seconds_[other];
+    return work / seconds;
+  }
   bool measured() const {
-    return std::all_of(seconds_.begin(), seconds_.end(), [](double s) { return s > 0; });
+    for (std::size_t g = 0; g < groups_.size(); ++g)
+      if (!(rate(g) > 0)) return false;
+    return true;
   }
   double total_rate() const {
     double total = 0;
@@ -109,9 +123,11 @@ class RateMeter {
   const std::vector<WorkerGroup>& groups_;
   std::mutex mutex_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::vector<double> tiles_, seconds_;
+  std::vector<double> work_, seconds_;
   std::vector<double> free_at_;  // seconds from start_ at which a GPU group's current take should end
-  std::vector<std::size_t> probe_, active_;
+  std::vector<double> probe_;    // a GPU's next probe, while not every model has a rate
+  std::vector<std::size_t> active_;
+  const double mean_tile_cost_;
   bool has_gpu_ = false;  // GPU workers never retire, so this holds for the whole run
 };
 
@@ -128,7 +144,7 @@ std::vector<DeviceReport> run_workers(
   std::vector<std::size_t> group_of_worker;
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (unsigned w = 0; w < groups[g].workers; ++w) group_of_worker.push_back(g);
-  RateMeter rates(groups);
+  RateMeter rates(groups, queue.total_cost() / static_cast<double>(std::max<std::size_t>(1, queue.tile_count())));
 
   std::vector<DeviceReport> reports;
   for (const WorkerGroup& g : groups) reports.push_back({g.name, 0, 0, 0});
@@ -140,15 +156,16 @@ std::vector<DeviceReport> run_workers(
     const auto start = std::chrono::steady_clock::now();
     const bool gpu = groups[g].is_gpu();
     while (true) {
-      const std::size_t remaining = queue.remaining();
-      if (!gpu && rates.cpu_worker_retires(g, remaining)) break;
-      const auto tile = queue.take(gpu ? rates.gpu_take(g, remaining) : 1);
+      const double remaining = queue.remaining_cost();
+      if (!gpu && rates.cpu_worker_retires(g, remaining, queue.next_tile_cost())) break;
+      const auto tile = gpu ? queue.take_cost(rates.gpu_take(g, remaining), groups[g].max_tiles_per_take) : queue.take(1);
       if (!tile) break;
+      const double work = queue.cost_of(*tile);
+      if (gpu) rates.holds(g, work);
       const auto take_start = std::chrono::steady_clock::now();
       cells += score(w, *tile);
-      const std::size_t tiles = queue.tiles_in(*tile);
-      rates.record(g, tiles, std::chrono::duration<double>(std::chrono::steady_clock::now() - take_start).count());
-      if (progress) progress->advance(tiles);
+      rates.record(g, work, std::chrono::duration<double>(std::chrono::steady_clock::now() - take_start).count());
+      if (progress) progress->advance(queue.tiles_in(*tile));
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double cpu = thread_cpu_seconds() - cpu_start;

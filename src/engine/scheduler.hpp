@@ -1,7 +1,7 @@
 #pragma once
 // The hybrid scheduler: every device worker (CPU SIMD threads, one thread per GPU) pulls tiles from
 // one queue until it is empty. CPU workers take one tile at a time, GPU workers their device's share
-// of what is left by measured rates (at most max_tiles_per_take), and a CPU worker stops when the
+// of what is left by measured rates (at most max_tiles_per_take; GPUs of one model alike), and a CPU worker stops when the
 // others would finish the rest before its next tile: all devices finish together, and a mix is
 // never slower than its fastest member alone.
 #include <cstddef>
@@ -19,6 +19,10 @@ struct WorkerGroup {
   std::string name;
   unsigned workers = 1;                // threads feeding this device
   std::size_t max_tiles_per_take = 1;  // 1 for CPU workers; many for a GPU
+  // Devices of one model share one measured rate: several GPUs' takes differ in size and start
+  // time, and a rate measured on a small or first take (launch overhead, a context starting) would
+  // give one GPU most of the work and the others little. Empty: a model of its own.
+  std::string model;
   bool is_gpu() const { return max_tiles_per_take > 1; }
 };
 

@@ -2,11 +2,14 @@
 // The work of a run as a grid of tiles (targets × queries) in one queue that every device pulls
 // from. Target blocks are one CPU vector width each; query chunks are small, so a CPU tile is
 // short and the run ends evenly. A CPU worker takes one tile at a time, a GPU worker many at once
-// as one rectangle; each tile is handed out exactly once, so faster devices simply take more.
+// as one rectangle; each tile is handed out exactly once, so faster devices simply take more. Work
+// is counted in cost: each tile costs 1, or its target block's cost where blocks differ (a
+// database sorted by length), so that a share of what is left is a share of the time it takes.
 #include <algorithm>
 #include <cstddef>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 namespace hyalign::engine {
 
@@ -31,10 +34,69 @@ class TileQueue {
         blocks_((targets + block_width - 1) / block_width), chunks_((queries + chunk_ - 1) / chunk_),
         targets_outer_(order == TileOrder::target_blocks_outer) {}
 
+  // Each target block's cost per query chunk (block_costs.size() == the blocks), instead of 1.
+  void set_block_costs(const std::vector<double>& block_costs) {
+    block_cost_prefix_.assign(1, 0.0);
+    for (double c : block_costs) block_cost_prefix_.push_back(block_cost_prefix_.back() + c);
+  }
+
   // Up to `max_tiles` tiles as one rectangle, or nothing once drained: the rest of the current
   // outer row, or, from the start of a row, whole rows (e.g. every target of several query chunks).
   std::optional<WorkTile> take(std::size_t max_tiles = 1) {
     std::lock_guard lock(mutex_);
+    return take_locked(max_tiles);
+  }
+  // As take(), the tiles that cost at most `budget` from here (at least one).
+  std::optional<WorkTile> take_cost(double budget, std::size_t max_tiles) {
+    std::lock_guard lock(mutex_);
+    std::size_t low = 1, high = std::min(max_tiles, tile_count() - std::min(next_, tile_count()));
+    const double done = cost_before(next_);
+    while (low < high) {  // the most tiles within the budget
+      const std::size_t mid = (low + high + 1) / 2;
+      if (cost_before(next_ + mid) - done <= budget) low = mid;
+      else high = mid - 1;
+    }
+    return take_locked(low);
+  }
+  double remaining_cost() {
+    std::lock_guard lock(mutex_);
+    return cost_before(tile_count()) - cost_before(std::min(next_, tile_count()));
+  }
+  double total_cost() const { return cost_before(tile_count()); }
+  double next_tile_cost() {
+    std::lock_guard lock(mutex_);
+    return next_ < tile_count() ? cost_before(next_ + 1) - cost_before(next_) : 0.0;
+  }
+  double cost_of(const WorkTile& tile) const {
+    const std::size_t first = tile.first_target / width_, end = (tile.first_target + tile.target_count + width_ - 1) / width_;
+    return blocks_cost(first, end) * static_cast<double>((tile.query_count + chunk_ - 1) / chunk_);
+  }
+
+  std::size_t remaining() {
+    std::lock_guard lock(mutex_);
+    return blocks_ * chunks_ - std::min(next_, blocks_ * chunks_);
+  }
+  std::size_t tile_count() const { return blocks_ * chunks_; }
+  std::size_t block_width() const { return width_; }
+  std::size_t query_chunk() const { return chunk_; }
+  // Tiles a rectangle covers (what a progress line counts).
+  std::size_t tiles_in(const WorkTile& tile) const {
+    return (tile.target_count + width_ - 1) / width_ * ((tile.query_count + chunk_ - 1) / chunk_);
+  }
+
+ private:
+  double blocks_cost(std::size_t first, std::size_t end) const {
+    return block_cost_prefix_.empty() ? static_cast<double>(end - first) : block_cost_prefix_[end] - block_cost_prefix_[first];
+  }
+  // The cost of the first `tiles` tiles in the queue's order.
+  double cost_before(std::size_t tiles) const {
+    const std::size_t inner = targets_outer_ ? chunks_ : blocks_;
+    if (inner == 0) return 0;  // no queries or no targets
+    const std::size_t rows = tiles / inner, rest = tiles % inner;
+    if (targets_outer_) return blocks_cost(0, rows) * static_cast<double>(chunks_) + blocks_cost(rows, rows + (rest > 0)) * static_cast<double>(rest);
+    return blocks_cost(0, blocks_) * static_cast<double>(rows) + blocks_cost(0, rest);
+  }
+  std::optional<WorkTile> take_locked(std::size_t max_tiles) {
     if (next_ >= blocks_ * chunks_) return std::nullopt;
     max_tiles = std::max<std::size_t>(1, max_tiles);
     const std::size_t inner = targets_outer_ ? chunks_ : blocks_, outer = targets_outer_ ? blocks_ : chunks_;
@@ -54,21 +116,10 @@ class TileQueue {
     tile.query_count = std::min(queries_, (chunk + chunk_count) * chunk_) - tile.first_query;
     return tile;
   }
-  std::size_t remaining() {
-    std::lock_guard lock(mutex_);
-    return blocks_ * chunks_ - std::min(next_, blocks_ * chunks_);
-  }
-  std::size_t tile_count() const { return blocks_ * chunks_; }
-  std::size_t block_width() const { return width_; }
-  std::size_t query_chunk() const { return chunk_; }
-  // Tiles a rectangle covers (what a progress line counts).
-  std::size_t tiles_in(const WorkTile& tile) const {
-    return (tile.target_count + width_ - 1) / width_ * ((tile.query_count + chunk_ - 1) / chunk_);
-  }
 
- private:
   const std::size_t targets_, width_, queries_, chunk_, blocks_, chunks_;
   const bool targets_outer_;
+  std::vector<double> block_cost_prefix_;  // empty: every block costs 1
   std::mutex mutex_;
   std::size_t next_ = 0;
 };

@@ -53,7 +53,7 @@ ScoringResult score_all_targets(const std::vector<DeviceWorkers>& devices, const
   std::vector<engine::WorkerGroup> groups;
   std::vector<const kernels::PaparaKernel*> kernel_of_worker;
   for (const DeviceWorkers& d : devices) {
-    groups.push_back({std::string(d.kernel->name()), d.workers, d.max_tiles_per_take});
+    groups.push_back({std::string(d.kernel->name()), d.workers, d.max_tiles_per_take, d.model});
     kernel_of_worker.insert(kernel_of_worker.end(), d.workers, d.kernel);
   }
   const std::size_t queries = problem.queries->size();
@@ -90,7 +90,8 @@ std::vector<Placement> place_queries(const StateSequences& queries, const Alphab
       [&](int gpu) { return kernels::cuda::make_papara_gpu_kernel(gpu, problem); }, engine::WorkShape{});
   std::vector<DeviceWorkers> workers;
   for (std::size_t g = 0, w = 0; g < devices.groups.size(); w += devices.groups[g++].workers)
-    workers.push_back({devices.kernel_of_worker[w], devices.groups[g].workers, devices.groups[g].max_tiles_per_take});
+    workers.push_back({devices.kernel_of_worker[w], devices.groups[g].workers, devices.groups[g].max_tiles_per_take,
+                       devices.groups[g].model});
 
   const ScoringResult result = score_all_targets(workers, problem, devices.cpu->block_width(), true);
   engine::log_device_reports(result.devices);

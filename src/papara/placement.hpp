@@ -34,6 +34,7 @@ struct DeviceWorkers {
   const kernels::PaparaKernel* kernel = nullptr;
   unsigned workers = 1;
   std::size_t max_tiles_per_take = 1;
+  std::string model;  // devices of one model share a measured rate (engine::WorkerGroup::model)
 };
 
 struct ScoringResult {

@@ -179,6 +179,7 @@ class ChunkScorer {
     const kernels::SwSequences targets = chunk.view();
     for (const auto& g : devices_.gpus) g->set_targets(targets);
     engine::TileQueue queue(chunk.size(), block_width(), queries_.size(), 1, engine::TileOrder::target_blocks_outer);
+    queue.set_block_costs(block_residues(chunk));
     Progress progress(fmt::format("scoring chunk {}", chunk_number), queue.tile_count());  // on a terminal only
     const auto chunk_reports = engine::run_workers(
         devices_.groups, queue, &progress,
@@ -186,6 +187,14 @@ class ChunkScorer {
     for (std::size_t d = 0; d < reports_.size(); ++d) reports_[d].add(chunk_reports[d]);
   }
   std::size_t block_width() const { return devices_.cpu->lanes() * 32; }
+  // The residues of each block of the chunk: the chunk is sorted by length, so a block of its last
+  // sequences holds many times the work of one of its first.
+  std::vector<double> block_residues(const CodedSequences& chunk) const {
+    std::vector<double> residues;
+    for (std::size_t first = 0; first < chunk.size(); first += block_width())
+      residues.push_back(static_cast<double>(chunk.offsets[std::min(chunk.size(), first + block_width())] - chunk.offsets[first]));
+    return residues;
+  }
   const std::vector<engine::DeviceReport>& reports() const { return reports_; }
 
  private:

@@ -147,7 +147,7 @@ double modelled_seconds(const std::vector<WorkerGroup>& groups, const std::vecto
 // one takes little: either mix finishes no later than its fastest device alone (a fixed third per
 // take made a slow device hold the run up), every tile is scored once, and both devices take work.
 TEST(Scheduler, SharesByMeasuredRateSoTheMixIsNeverSlowerThanItsFastestDevice) {
-  const std::vector<WorkerGroup> cpu{{"cpu", 2, 1}}, gpu{{"gpu", 1, 1u << 20}};
+  const std::vector<WorkerGroup> cpu{{"cpu", 2, 1, "cpu"}}, gpu{{"gpu", 1, 1u << 20, "gpu"}};
   const std::vector<WorkerGroup> both{cpu[0], gpu[0]};
   const std::size_t tiles = 2000;
   std::vector<DeviceReport> reports;
@@ -172,7 +172,7 @@ TEST(Scheduler, SharesByMeasuredRateSoTheMixIsNeverSlowerThanItsFastestDevice) {
 // far longer than the GPU, counting the GPU as free would stop them as soon as it took its share,
 // and leave it their part after its take.
 TEST(Scheduler, CpuWorkersCountTheGpuBusyUntilItsTakeEnds) {
-  const std::vector<WorkerGroup> both{{"cpu", 2, 1}, {"gpu", 1, 1u << 20}};
+  const std::vector<WorkerGroup> both{{"cpu", 2, 1, "cpu"}, {"gpu", 1, 1u << 20, "gpu"}};
   const std::size_t tiles = 2000;
   const double cpu_rate = 20, gpu_rate = 2000;  // per worker: 50 ms per CPU tile
   std::vector<DeviceReport> reports;
@@ -181,4 +181,72 @@ TEST(Scheduler, CpuWorkersCountTheGpuBusyUntilItsTakeEnds) {
   EXPECT_EQ(reports[0].cells + reports[1].cells, static_cast<double>(tiles));
   const double cpu_share = tiles * 2 * cpu_rate / (2 * cpu_rate + gpu_rate);  // about 39 tiles
   EXPECT_GT(reports[0].cells, cpu_share / 2) << "the CPU workers scored " << reports[0].cells << " tiles";
+}
+
+// Four GPUs of one model, whose takes each cost a launch's overhead besides their work (so a small
+// probe measures a low rate), three of them ready later than the first (their contexts start), on
+// tiles whose cost grows fivefold from first to last (a database sorted by length): each GPU does
+// about a quarter of the work, and the run takes little more than a quarter of one GPU's time. With
+// shares by the rates of unequal takes, the GPU that probed furthest took 78-86 % of the work, and
+// with shares counted in tiles, the last takes held most of it (on a lent 4-GPU H100 machine).
+TEST(Scheduler, GpusOfOneModelShareEvenlyThoughOneStartsFirst) {
+  constexpr std::size_t kGpus = 4, kTiles = 4000;
+  constexpr double kRate = 60000, kOverhead = 0.004, kLateStart = 0.03;  // work/s, s per take, s
+  std::vector<double> costs(kTiles);
+  for (std::size_t t = 0; t < kTiles; ++t) costs[t] = 1 + 4.0 * static_cast<double>(t) / kTiles;
+  const std::vector<WorkerGroup> gpus(kGpus, WorkerGroup{"gpu", 1, 1u << 20, "H100"});
+  std::vector<double> modelled(kGpus, 0);  // each GPU's seconds: its start, then overhead + work / rate per take
+  TileQueue queue(kTiles, 1, 1, 1);
+  queue.set_block_costs(costs);
+  const double total = queue.total_cost();
+  const auto reports = run_workers(gpus, queue, nullptr, [&](std::size_t gpu, const WorkTile& tile) {
+    const double work = queue.cost_of(tile);
+    double seconds = kOverhead + work / kRate;
+    if (modelled[gpu] == 0 && gpu > 0) seconds += kLateStart;
+    modelled[gpu] += seconds;
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    return work;
+  });
+  double done = 0;
+  for (std::size_t g = 0; g < kGpus; ++g) {
+    done += reports[g].cells;
+    EXPECT_GT(reports[g].cells / total, 0.15) << "gpu " << g << " did " << reports[g].cells << " of " << total;
+  }
+  EXPECT_DOUBLE_EQ(done, total);
+  const double one_gpu = kOverhead + total / kRate, run = *std::max_element(modelled.begin(), modelled.end());
+  EXPECT_LT(run, one_gpu / kGpus * 1.25 + kLateStart + 8 * kOverhead) << "4 GPUs " << run << " s, one " << one_gpu << " s";
+}
+
+// A take by cost holds the most tiles within the budget (at least one), in the queue's order.
+TEST(TileQueue, TakesByCostWithinTheBudget) {
+  TileQueue queue(10, 1, 3, 1, TileOrder::target_blocks_outer);  // 10 blocks x 3 queries
+  queue.set_block_costs({1, 1, 2, 2, 3, 3, 4, 4, 5, 5});
+  EXPECT_DOUBLE_EQ(queue.total_cost(), 90);
+  auto tile = queue.take_cost(6.5, 1000);  // blocks 0 and 1 (3 + 3), not a part of block 2
+  ASSERT_TRUE(tile);
+  EXPECT_EQ(tile->first_target, 0u);
+  EXPECT_EQ(tile->target_count, 2u);
+  EXPECT_EQ(tile->query_count, 3u);
+  EXPECT_DOUBLE_EQ(queue.cost_of(*tile), 6);
+  tile = queue.take_cost(12, 1000);  // blocks 2 and 3
+  ASSERT_TRUE(tile);
+  EXPECT_EQ(tile->first_target, 2u);
+  EXPECT_EQ(tile->target_count, 2u);
+  EXPECT_DOUBLE_EQ(queue.next_tile_cost(), 3);
+  tile = queue.take_cost(0.5, 1000);  // below one tile's cost: one tile
+  ASSERT_TRUE(tile);
+  EXPECT_EQ(queue.tiles_in(*tile), 1u);
+  tile = queue.take_cost(100, 1);  // at most max_tiles
+  ASSERT_TRUE(tile);
+  EXPECT_EQ(queue.tiles_in(*tile), 1u);
+  EXPECT_DOUBLE_EQ(queue.remaining_cost(), 90 - 6 - 12 - 3 - 3);
+  tile = queue.take_cost(4, 1000);  // the rest of block 4's row, then no more than the budget
+  ASSERT_TRUE(tile);
+  EXPECT_EQ(tile->first_target, 4u);
+  EXPECT_EQ(tile->first_query, 2u);
+  EXPECT_EQ(tile->query_count, 1u);
+
+  TileQueue empty(10, 1, 0, 1, TileOrder::target_blocks_outer);  // a rank with no queries
+  EXPECT_DOUBLE_EQ(empty.remaining_cost(), 0);
+  EXPECT_FALSE(empty.take_cost(1, 1000));
 }

@@ -185,8 +185,8 @@ TEST(HybridScheduler, EveryPairOnceAndResultIndependentOfDevices) {
   const WrappedKernel fast(make_papara_cpu_kernel(KernelChoice::automatic, problem), "fast", 0, &slow_started, nullptr);
   const WrappedKernel slow(make_papara_cpu_kernel(KernelChoice::scalar, problem), "slow", 3, nullptr, &slow_started);
 
-  const auto alone = papara::score_all_targets({{cpu.get(), 1, 1}}, problem, cpu->block_width(), false);
-  const auto hybrid = papara::score_all_targets({{&fast, 3, 1}, {&slow, 1, 5}}, problem, cpu->block_width(), false);
+  const auto alone = papara::score_all_targets({{cpu.get(), 1, 1, "cpu"}}, problem, cpu->block_width(), false);
+  const auto hybrid = papara::score_all_targets({{&fast, 3, 1, "fast"}, {&slow, 1, 5, "slow"}}, problem, cpu->block_width(), false);
   ASSERT_EQ(hybrid.devices.size(), 2u);
   EXPECT_GT(hybrid.devices[0].cells, 0);
   EXPECT_GT(hybrid.devices[1].cells, 0);  // the slow device did take work
