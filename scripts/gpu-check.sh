@@ -15,7 +15,11 @@
 # no package registry. To fill it, run `(mkdir -p .deps && cd .deps && apt-get download libparasail-dev
 # libparasail8 libxxhash-dev libdivsufsort-dev libdivsufsort3 libisal-dev libisal2 libhts-dev libhts3
 # libhtscodecs2 libdeflate-dev libdeflate0 liblzma-dev libncurses6 libtinfo6 minimap2 dwgsim samtools time)` where apt works, and
-# carry .deps; the programs among them are put first on PATH.
+# carry .deps; the programs among them are put first on PATH. For the scale section's mpirun add Open
+# MPI: openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev libevent-core-2.1-7
+# libevent-pthreads-2.1-7 libfabric1 libhwloc15 libibverbs1 libpmix2 libucx0 libpsm2-2
+# libpsm-infinipath1 librdmacm1 libnl-3-200 libnl-route-3-200 libnuma1 libgfortran5 libmunge2
+# libxnvctrl0 libpciaccess0 ocl-icd-libopencl1 libltdl7 (8 MB).
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
