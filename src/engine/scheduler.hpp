@@ -1,9 +1,9 @@
 #pragma once
 // The hybrid scheduler: every device worker (CPU SIMD threads, one thread per GPU) pulls tiles from
 // one queue until it is empty. CPU workers take one tile at a time, GPU workers their device's share
-// of what is left by measured rates (at most max_tiles_per_take; GPUs of one model alike), and a CPU worker stops when the
-// others would finish the rest before its next tile: all devices finish together, and a mix is
-// never slower than its fastest member alone.
+// of what is left by measured rates (at most max_tiles_per_take; GPUs of one model alike), and a
+// CPU worker stops when the others would finish the rest before its next tile: all devices finish
+// together, and a mix is never slower than its fastest member alone.
 #include <cstddef>
 #include <functional>
 #include <string>
