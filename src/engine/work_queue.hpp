@@ -86,14 +86,17 @@ class TileQueue {
 
  private:
   double blocks_cost(std::size_t first, std::size_t end) const {
-    return block_cost_prefix_.empty() ? static_cast<double>(end - first) : block_cost_prefix_[end] - block_cost_prefix_[first];
+    if (block_cost_prefix_.empty()) return static_cast<double>(end - first);
+    return block_cost_prefix_[end] - block_cost_prefix_[first];
   }
   // The cost of the first `tiles` tiles in the queue's order.
   double cost_before(std::size_t tiles) const {
     const std::size_t inner = targets_outer_ ? chunks_ : blocks_;
     if (inner == 0) return 0;  // no queries or no targets
     const std::size_t rows = tiles / inner, rest = tiles % inner;
-    if (targets_outer_) return blocks_cost(0, rows) * static_cast<double>(chunks_) + blocks_cost(rows, rows + (rest > 0)) * static_cast<double>(rest);
+    if (targets_outer_)  // whole blocks against every chunk, then `rest` chunks of the next block
+      return blocks_cost(0, rows) * static_cast<double>(chunks_) +
+             blocks_cost(rows, rows + (rest > 0)) * static_cast<double>(rest);
     return blocks_cost(0, blocks_) * static_cast<double>(rows) + blocks_cost(0, rest);
   }
   std::optional<WorkTile> take_locked(std::size_t max_tiles) {

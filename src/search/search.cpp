@@ -191,8 +191,10 @@ class ChunkScorer {
   // sequences holds many times the work of one of its first.
   std::vector<double> block_residues(const CodedSequences& chunk) const {
     std::vector<double> residues;
-    for (std::size_t first = 0; first < chunk.size(); first += block_width())
-      residues.push_back(static_cast<double>(chunk.offsets[std::min(chunk.size(), first + block_width())] - chunk.offsets[first]));
+    for (std::size_t first = 0; first < chunk.size(); first += block_width()) {
+      const std::size_t end = std::min(chunk.size(), first + block_width());
+      residues.push_back(static_cast<double>(chunk.offsets[end] - chunk.offsets[first]));
+    }
     return residues;
   }
   const std::vector<engine::DeviceReport>& reports() const { return reports_; }
