@@ -29,6 +29,15 @@ out=${OUT:-/tmp}
 log() { printf '\n== %s\n' "$*"; }
 want() { [[ " $sections " == *" $1 "* ]]; }
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f s", b - a }'; }  # wall time since $EPOCHREALTIME $1
+# replicate FILE N: the FASTA records of FILE N times, renamed apart.
+replicate() { awk -v n="$2" '{l[NR] = $0} END {for (r = 1; r <= n; ++r) for (i = 1; i <= NR; ++i) print (l[i] ~ /^>/ ? l[i] "_r" r : l[i])}' "$1"; }
+# sprot_database: /tmp/sprot.fasta and its makedb database /tmp/sprot.hdb, SPROT_COUNT (570000)
+# sequences shaped like Swiss-Prot's, made once per machine.
+sprot_database() {
+  [ -s /tmp/sprot.hdb ] && return
+  "$build/bench/hyalign_make_proteins" "${SPROT_COUNT:-570000}" 1 >/tmp/sprot.fasta
+  "$build/hyalign" search makedb -i /tmp/sprot.fasta -o /tmp/sprot.hdb 2>&1 | tail -n 1
+}
 
 log "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
@@ -99,8 +108,7 @@ fi
 
 if want search-sprot; then
   log "search: 20 queries x a Swiss-Prot-shaped database (hyalign_make_proteins ${SPROT_COUNT:-570000}), top 10 with tracebacks"
-  "$build/bench/hyalign_make_proteins" "${SPROT_COUNT:-570000}" 1 >/tmp/sprot.fasta
-  "$build/hyalign" search makedb -i /tmp/sprot.fasta -o /tmp/sprot.hdb 2>&1 | tail -n 1
+  sprot_database
   "$build/bench/hyalign_bench_sw_gpu" --db /tmp/sprot.fasta --check-every 997 | tee -a /tmp/sw_bench.txt
   q=tests/data/sw/queries20.fasta
   for round in $(seq "${SPROT_ROUNDS:-3}"); do
@@ -138,8 +146,6 @@ fi
 if want papara-e2e; then
   data=tests/data/papara/q2_16S
   pk=tests/data/papara/protein_Pkinase
-  # replicate FILE N: the FASTA records of FILE N times, renamed apart.
-  replicate() { awk -v n="$2" '{l[NR] = $0} END {for (r = 1; r <= n; ++r) for (i = 1; i <= NR; ++i) print (l[i] ~ /^>/ ? l[i] "_r" r : l[i])}' "$1"; }
   replicate "$data/gut500.fasta" "${REPLICATE:-20}" >/tmp/gut_reads.fasta
   replicate "$data/long200.fasta" "${REPLICATE:-20}" >/tmp/long_reads.fasta
   replicate "$pk/query.fasta" "${PROTEIN_COPIES:-34000}" >/tmp/protein_reads.fasta
@@ -204,10 +210,8 @@ if want scale; then
   gpus=${SCALE_GPUS:-$(nvidia-smi --list-gpus | wc -l)}
   log "scale-out over $gpus GPUs: one GPU, one process with every GPU, mpirun -np $gpus (SCALE_ROUNDS rounds)"
   data=tests/data/papara/q2_16S
-  awk -v n="${SCALE_REPLICATE:-80}" '{l[NR] = $0} END {for (r = 1; r <= n; ++r) for (i = 1; i <= NR; ++i) print (l[i] ~ /^>/ ? l[i] "_r" r : l[i])}' \
-    "$data/gut500.fasta" >/tmp/scale_reads.fasta
-  [ -s /tmp/sprot.hdb ] || { "$build/bench/hyalign_make_proteins" "${SPROT_COUNT:-570000}" 1 >/tmp/sprot.fasta &&
-    "$build/hyalign" search makedb -i /tmp/sprot.fasta -o /tmp/sprot.hdb 2>&1 | tail -n 1; }
+  replicate "$data/gut500.fasta" "${SCALE_REPLICATE:-80}" >/tmp/scale_reads.fasta
+  sprot_database
   "$build/bench/hyalign_make_proteins" "${SCALE_QUERIES:-1000}" 2 >/tmp/scale_queries.fasta
   papara_args=(papara -t "$data/ref.unrooted.nwk" -s "$data/ref.phy" -q /tmp/scale_reads.fasta)
   search_args=(search -q /tmp/scale_queries.fasta -d /tmp/sprot.hdb)
