@@ -60,7 +60,7 @@ class TileQueue {
   }
   double remaining_cost() {
     std::lock_guard lock(mutex_);
-    return cost_before(tile_count()) - cost_before(std::min(next_, tile_count()));
+    return total_cost() - cost_before(std::min(next_, tile_count()));
   }
   double total_cost() const { return cost_before(tile_count()); }
   double next_tile_cost() {
@@ -69,7 +69,7 @@ class TileQueue {
   }
   double cost_of(const WorkTile& tile) const {
     const std::size_t first = tile.first_target / width_, end = (tile.first_target + tile.target_count + width_ - 1) / width_;
-    return blocks_cost(first, end) * static_cast<double>((tile.query_count + chunk_ - 1) / chunk_);
+    return blocks_cost(first, end) * static_cast<double>(chunks_in(tile));
   }
 
   std::size_t remaining() {
@@ -81,10 +81,11 @@ class TileQueue {
   std::size_t query_chunk() const { return chunk_; }
   // Tiles a rectangle covers (what a progress line counts).
   std::size_t tiles_in(const WorkTile& tile) const {
-    return (tile.target_count + width_ - 1) / width_ * ((tile.query_count + chunk_ - 1) / chunk_);
+    return (tile.target_count + width_ - 1) / width_ * chunks_in(tile);
   }
 
  private:
+  std::size_t chunks_in(const WorkTile& tile) const { return (tile.query_count + chunk_ - 1) / chunk_; }
   double blocks_cost(std::size_t first, std::size_t end) const {
     if (block_cost_prefix_.empty()) return static_cast<double>(end - first);
     return block_cost_prefix_[end] - block_cost_prefix_[first];
