@@ -78,7 +78,7 @@ void add_search_options(CLI::App& cmd, map::MapParams& p) {
   cmd.add_option("-c", p.max_occurrences, "A match with more copies seeds nothing")
       ->check(CLI::Range(1u, 1000000u))
       ->capture_default_str();
-  cmd.add_option("-D", p.drop_ratio, "Chains lighter than this fraction of a better one over the same letters (by 2k letters or more) are dropped, but the one of them that matches the read best")
+  cmd.add_option("-D", p.drop_ratio, "Chains lighter than this fraction of a better one over the same letters (by 2k letters or more) are dropped, but the one of them that matches the read best; with -a, secondary records scoring under this fraction of the primary are not output")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option("-m", p.max_rescues, "Mate rescues per read at most")->check(CLI::Range(0u, 10000u))->capture_default_str();

@@ -50,12 +50,6 @@ void EndLetters::assign(std::string_view letters) {
   }
 }
 
-std::uint64_t name_hash(std::string_view name) {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  return h;
-}
-
 EndMapper::EndMapper(const index::SuffixIndex& index, const MapParams& params)
     : index_(index), params_(params), seeds_(index, params) {}
 
@@ -92,7 +86,7 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder
 }
 
 void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters,
-                        std::uint64_t tie_seed, bool has_mate, EndResult& result) const {
+                        std::uint64_t read_number, bool has_mate, EndResult& result) const {
   const std::int32_t read_length = letters.length();
   result = {};
   result.placements = tasks.exact;
@@ -109,7 +103,7 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
     p.seed_weight = tasks.weights[k];
     result.placements.push_back(std::move(p));
   }
-  sort_placements(result.placements, tie_seed);
+  sort_placements(result.placements, read_number);
   // The best few are traced now, so pairs compare exact insert sizes where it matters; the rest of
   // a repeat's many placements keep estimated begins. An insert size reads a forward placement's
   // begin and a reverse one's end, exact from its score, so a reverse placement with gaps is left
@@ -193,6 +187,18 @@ std::vector<int> listed_alternatives(const EndResult& result, std::int32_t read_
   return listed;
 }
 
+namespace {
+
+// -a: secondary placements scoring (AS) under -D of the primary are not reported.
+void drop_weak_secondaries(EndResult& result, std::int32_t read_length, const MapParams& params) {
+  const double least = params.drop_ratio * sam_score(result.best(), read_length, params.scoring);
+  std::erase_if(result.secondary, [&](int k) {
+    return sam_score(result.placements[static_cast<std::size_t>(k)], read_length, params.scoring) < least;
+  });
+}
+
+}  // namespace
+
 void trace_reported(EndResult& result, const EndLetters& letters, const index::SuffixIndex& index,
                     const MapParams& params) {
   if (!result.mapped()) return;
@@ -202,6 +208,7 @@ void trace_reported(EndResult& result, const EndLetters& letters, const index::S
   };
   trace(result.primary);
   for (int k : result.supplementary) trace(k);
+  if (params.all_alignments) drop_weak_secondaries(result, letters.length(), params);
   result.listed = listed_alternatives(result, letters.length(), params);
   for (int k : params.all_alignments ? result.secondary : result.listed) trace(k);
 }

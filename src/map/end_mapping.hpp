@@ -58,10 +58,10 @@ class EndMapper {
   void add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder, LocusAligner& aligner,
                  std::span<EndTasks> tasks) const;
   const SeedFinder& seed_finder() const { return seeds_; }
-  // After aligner.score_all(): the end's placements, chosen and traced. `tie_seed` fixes the order
-  // of equal placements.
-  void collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters, std::uint64_t tie_seed, bool has_mate,
-               EndResult& result) const;
+  // After aligner.score_all(): the end's placements, chosen and traced. Equal placements are
+  // ordered by `read_number` (sort_placements).
+  void collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters, std::uint64_t read_number,
+               bool has_mate, EndResult& result) const;
 
  private:
   const index::SuffixIndex& index_;
@@ -83,10 +83,9 @@ inline constexpr double kListedScoreRatio = 0.8;
 std::vector<int> listed_alternatives(const EndResult& result, std::int32_t read_length, const MapParams& params);
 
 // Traces back the placements the records report: the primary, the supplementary ones, and the
-// secondary ones with -a, else those listed in XA (which it sets).
+// secondary ones with -a (those scoring -D of the primary or more, as BWA-MEM reports them), else
+// those listed in XA (which it sets).
 void trace_reported(EndResult& result, const EndLetters& letters, const index::SuffixIndex& index,
                     const MapParams& params);
-
-std::uint64_t name_hash(std::string_view name);
 
 }  // namespace hyalign::map

@@ -237,7 +237,7 @@ class BatchMapper {
     end_mapper_.add_tasks({letters_.data() + first, last - first}, *w.seeder, *w.aligner, tasks);
     w.aligner->score_all();
     for (std::size_t r = first; r < last; ++r)
-      end_mapper_.collect(tasks[r - first], *w.aligner, letters_[r], name_hash(batch.reads[r].name), batch.paired,
+      end_mapper_.collect(tasks[r - first], *w.aligner, letters_[r], batch.read_number(r), batch.paired,
                           results_[r]);
   }
 
@@ -295,7 +295,8 @@ class BatchMapper {
       if (batch.paired)
         proper = params_.skip_pairing
                      ? proper_pair(results_[r], results_[r + 1], sizes)
-                     : choose_pair(results_[r], results_[r + 1], letters_[r].length(), letters_[r + 1].length(), sizes, params_);
+                     : choose_pair(results_[r], results_[r + 1], letters_[r].length(), letters_[r + 1].length(), sizes,
+                                   params_, batch.fragment_number(r));
       for (std::size_t e = 0; e < step; ++e) trace_reported(results_[r + e], letters_[r + e], index_, params_);
       for (std::size_t e = 0; e < step; ++e) {
         const EndRecordInput end{&batch.reads[r + e], &results_[r + e], &letters_[r + e]};
@@ -330,7 +331,7 @@ class BatchMapper {
     }
     w.aligner->score_all();
     for (std::size_t r = first; r < last; ++r)
-      add_rescued(tasks[r - first], *w.aligner, letters_[r].length(), name_hash(batch.reads[r].name), params_, results_[r]);
+      add_rescued(tasks[r - first], *w.aligner, letters_[r].length(), batch.read_number(r), params_, results_[r]);
   }
 
   const index::SuffixIndex& index_;

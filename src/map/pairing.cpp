@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <vector>
 
 #include "map/mapq.hpp"
 
@@ -48,6 +50,47 @@ void make_primary(EndResult& end, int k, std::int32_t read_length, const MapPara
   choose_placements(end, read_length, params, true);
   end.mapq = mapq;
 }
+
+// Both ends' placements ranked together by reference position, as BWA-MEM's pairing walks them:
+// a pair's tie hash is made from its two ends' ranks. Placements under half their end's best score
+// are left out, as BWA-MEM's chain filter drops most such chains before it aligns them.
+class PositionRanks {
+ public:
+  PositionRanks(const EndResult& first, const EndResult& second) {
+    struct Entry {
+      std::int64_t position;  // the leftmost letter of a forward placement, the last of a reverse one
+      int score;
+      std::size_t index;
+      bool reverse;
+      int end;
+    };
+    std::vector<Entry> all;
+    for (int end = 0; end < 2; ++end) {
+      const auto& placements = (end == 0 ? first : second).placements;
+      rank_[end].assign(placements.size(), kUnranked);
+      for (std::size_t k = 0; k < placements.size(); ++k) {
+        const Placement& p = placements[k];
+        if (2 * p.score < placements.front().score) continue;
+        all.push_back({p.reverse ? p.text_end - 1 : p.text_begin, p.score, k, p.reverse, end});
+      }
+    }
+    std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) {
+      return std::tie(a.position, a.score, a.index, a.reverse, a.end) <
+             std::tie(b.position, b.score, b.index, b.reverse, b.end);
+    });
+    for (std::size_t r = 0; r < all.size(); ++r) rank_[all[r].end][all[r].index] = r;
+  }
+  // The tie hash of the pair of first's placement i and second's j (the earlier in position first).
+  std::uint32_t pair_tie(std::size_t i, std::size_t j, std::uint64_t pair_number) const {
+    const std::uint64_t a = rank_[0][i], b = rank_[1][j];
+    const std::uint64_t key = std::min(a, b) << 32 | std::max(a, b);
+    return static_cast<std::uint32_t>(tie_hash(key ^ pair_number << 8));
+  }
+
+ private:
+  static constexpr std::uint64_t kUnranked = 0xffffffff;
+  std::vector<std::uint64_t> rank_[2];
+};
 
 }  // namespace
 
@@ -124,7 +167,7 @@ void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const En
 }
 
 void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner, std::int32_t read_length,
-                 std::uint64_t tie_seed, const MapParams& params, EndResult& mate) {
+                 std::uint64_t read_number, const MapParams& params, EndResult& mate) {
   bool added = false;
   for (const RescueTask& t : tasks) {
     Placement p = aligner.placement(t.task, t.reverse, 0);
@@ -138,7 +181,7 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
     added = true;
   }
   if (!added) return;
-  sort_placements(mate.placements, tie_seed);
+  sort_placements(mate.placements, read_number);
   choose_placements(mate, read_length, params);
   set_single_end_mapq(mate, read_length, true, params);
 }
@@ -150,12 +193,14 @@ bool proper_pair(const EndResult& first, const EndResult& second, const InsertSi
 }
 
 bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,
-                 const InsertSizes& sizes, const MapParams& params) {
+                 const InsertSizes& sizes, const MapParams& params, std::uint64_t pair_number) {
   if (!sizes.known || first.placements.empty() || second.placements.empty()) return false;
   struct PairScore {
     double score;
     int i, j;
+    std::uint32_t tie;  // the larger wins among equal scores
   };
+  const PositionRanks ranks(first, second);
   std::vector<PairScore> pairs;
   std::vector<char> second_enough(second.placements.size());
   for (std::size_t j = 0; j < second.placements.size(); ++j)
@@ -169,15 +214,15 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
       const std::int64_t size = fr_insert_size(a, b);
       if (!sizes.proper(size)) continue;
       pairs.push_back({a.score + b.score + insert_score(size, sizes, params.scoring), static_cast<int>(i),
-                       static_cast<int>(j)});
+                       static_cast<int>(j), ranks.pair_tie(i, j, pair_number)});
     }
   }
   // Placements are sorted best first: an end with no primary (all under -T) counts its best too, as
   // BWA-MEM's unpaired score does.
   const double unpaired = first.placements.front().score + second.placements.front().score - params.unpaired_penalty;
   if (pairs.empty()) return false;
-  const PairScore best = *std::min_element(pairs.begin(), pairs.end(), [](const PairScore& x, const PairScore& y) {
-    return std::tie(y.score, x.i, x.j) < std::tie(x.score, y.i, y.j);
+  const PairScore best = *std::max_element(pairs.begin(), pairs.end(), [](const PairScore& x, const PairScore& y) {
+    return std::tie(x.score, x.tie) < std::tie(y.score, y.tie);
   });
   if (best.score < unpaired) return false;
   // Each end's alternatives: the pairs through its other placements, and hypothetically the ends

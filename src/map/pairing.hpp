@@ -50,16 +50,17 @@ void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const En
                    const MapParams& params, LocusAligner& aligner, std::vector<RescueTask>& tasks);
 
 // After aligner.score_all(): adds the placements the rescues found to `mate` and chooses its
-// placements again.
+// placements again (`read_number` as sort_placements takes it).
 void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner, std::int32_t read_length,
-                 std::uint64_t tie_seed, const MapParams& params, EndResult& mate);
+                 std::uint64_t read_number, const MapParams& params, EndResult& mate);
 
 // Whether the ends' primaries make a proper pair: FR on one sequence, the insert size in range.
 bool proper_pair(const EndResult& first, const EndResult& second, const InsertSizes& sizes);
 
 // The pair's choice: sets each end's primary (the pair's placement when paired) and its MAPQ;
-// returns whether the pair is proper.
+// returns whether the pair is proper. Pairs that score alike are chosen between as BWA-MEM does
+// (sort_placements says why), from `pair_number`, the pair's ordinal in the input.
 bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,
-                 const InsertSizes& sizes, const MapParams& params);
+                 const InsertSizes& sizes, const MapParams& params, std::uint64_t pair_number);
 
 }  // namespace hyalign::map

@@ -49,14 +49,6 @@ void append_window_letters(const index::SuffixIndex& index, const Window& window
   }
 }
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 }  // namespace
 
 Window chain_window(const Chain& chain, std::uint32_t margin) {
@@ -191,7 +183,25 @@ void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScori
   placement.traced = true;
 }
 
-void sort_placements(std::vector<Placement>& placements, std::uint64_t tie_seed) {
+std::uint64_t tie_hash(std::uint64_t key) {
+  key += ~(key << 32);
+  key ^= key >> 22;
+  key += ~(key << 13);
+  key ^= key >> 8;
+  key += key << 3;
+  key ^= key >> 15;
+  key += ~(key << 27);
+  key ^= key >> 31;
+  return key;
+}
+
+bool before_on_reference(const Placement& a, const Placement& b) {
+  // Ends are exact where begins may be estimates; among alignments of one read they order alike.
+  if (a.reverse != b.reverse) return b.reverse;
+  return a.reverse ? a.text_end > b.text_end : a.text_end < b.text_end;
+}
+
+void sort_placements(std::vector<Placement>& placements, std::uint64_t read_number) {
   auto same_alignment = [](const Placement& a, const Placement& b) {
     return a.reverse == b.reverse && a.text_end == b.text_end && a.query_end == b.query_end;
   };
@@ -199,11 +209,20 @@ void sort_placements(std::vector<Placement>& placements, std::uint64_t tie_seed)
     return std::tie(a.reverse, a.text_end, a.query_end, b.score) < std::tie(b.reverse, b.text_end, b.query_end, a.score);
   });
   placements.erase(std::unique(placements.begin(), placements.end(), same_alignment), placements.end());
-  auto rank = [tie_seed](const Placement& p) { return mix(tie_seed ^ (static_cast<std::uint64_t>(p.text_end) * 2 + p.reverse)); };
-  std::sort(placements.begin(), placements.end(), [&](const Placement& a, const Placement& b) {
+  std::sort(placements.begin(), placements.end(), [](const Placement& a, const Placement& b) {
     if (a.score != b.score) return a.score > b.score;
-    return rank(a) < rank(b);
+    return before_on_reference(a, b);
   });
+  std::vector<std::pair<std::uint64_t, std::size_t>> order(placements.size());  // (tie hash, rank)
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = {tie_hash(read_number + k), k};
+  std::sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
+    const int sx = placements[x.second].score, sy = placements[y.second].score;
+    return sx != sy ? sx > sy : x.first < y.first;
+  });
+  std::vector<Placement> sorted;
+  sorted.reserve(placements.size());
+  for (const auto& [hash, k] : order) sorted.push_back(std::move(placements[k]));
+  placements = std::move(sorted);
 }
 
 bool overlap_on_read(const Placement& a, const Placement& b, std::int32_t read_length) {

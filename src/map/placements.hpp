@@ -89,10 +89,20 @@ enum class Trace { always, if_ungapped };
 void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScoring& scoring,
                      std::span<const std::uint8_t> query, Placement& placement, Trace trace = Trace::always);
 
+// Equal choices (copies of a repeat) are made as BWA-MEM makes them: each gets a hash of the
+// read's number and its rank by reference position, the same way at any thread count. Where both
+// find the same copies, a read of a repeat goes to the copy bwa mem puts it on, so outputs agree
+// and a comparison of the two measures their real differences, not two draws of a coin. The
+// number is the read's ordinal in the input, 2k + end (0 or 1) for the ends of pair k.
+std::uint64_t tie_hash(std::uint64_t key);  // Thomas Wang's 64-bit integer hash, as BWA's
+
+// The order of reference positions ties are ranked in (BWA's coordinates: the forward strand
+// first by position, then the reverse strand, whose coordinates run backwards).
+bool before_on_reference(const Placement& a, const Placement& b);
+
 // Placements of the same alignment found from two chains kept once (the higher score); then the
-// best first, ties in an order fixed by `tie_seed` (a hash of the read's name), so equal copies
-// are chosen evenly and the same way at any thread count.
-void sort_placements(std::vector<Placement>& placements, std::uint64_t tie_seed);
+// best first, equal scores in the order tie_hash(read_number + rank) gives them, lowest first.
+void sort_placements(std::vector<Placement>& placements, std::uint64_t read_number);
 
 // Read letters both placements align, over the shorter's aligned letters, at least a half.
 bool overlap_on_read(const Placement& a, const Placement& b, std::int32_t read_length);

@@ -57,6 +57,7 @@ void ReadInput::read_comment_tags(const SequenceReader& reader, Read& read) cons
 
 bool ReadInput::next(ReadBatch& batch, std::size_t letters, std::size_t parts) {
   batch.paired = paired_;
+  batch.first_fragment = fragments_;
   batch.part_ends.clear();
   std::size_t count = 0;
   for (std::size_t p = 0; p < parts; ++p) {

@@ -4,6 +4,7 @@
 // pair must have the same name, and both files the same number of reads. With -C, the rest of the
 // header (the comment) is SAM tags that each of the read's records carries.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,11 @@ struct ReadBatch {
   std::vector<Read> reads;
   std::vector<std::size_t> part_ends;  // reads[part_ends[p-1], part_ends[p]) is part p
   bool paired = false;
+  std::uint64_t first_fragment = 0;    // the input's reads (or pairs) before this batch
+  // The ordinal in the input of reads[r]'s read or pair.
+  std::uint64_t fragment_number(std::size_t r) const { return first_fragment + (paired ? r / 2 : r); }
+  // The number ties between reads[r]'s placements are broken with (sort_placements).
+  std::uint64_t read_number(std::size_t r) const { return paired ? fragment_number(r) << 1 | (r & 1) : fragment_number(r); }
 };
 
 class ReadInput {

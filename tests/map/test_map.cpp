@@ -533,7 +533,7 @@ TEST_F(MapSteps, RescueSearchesNearTheAnchorWhenTheMateIsARepeat) {
   ASSERT_EQ(tasks.size(), 1u);
   aligner.score_all();
   add_rescued(tasks, aligner, 100, 1, params, mate);
-  ASSERT_TRUE(choose_pair(anchor, mate, 100, 100, sizes, params));
+  ASSERT_TRUE(choose_pair(anchor, mate, 100, 100, sizes, params, 0));
   EXPECT_TRUE(mate.best().rescued);
   EXPECT_EQ(mate.best().text_end, a + 300);
   EXPECT_EQ(mate.mapq, 0);
@@ -688,6 +688,57 @@ TEST(Placements, ListedAlternativesFollowBwaMemsRule) {
   EXPECT_TRUE(listed_as().empty()) << "XA beside -a's records";
 }
 
+// Equal placements are chosen as BWA-MEM chooses them. The cases are bwa mem 0.7.17's choices for
+// dwgsim reads of K. pneumoniae HS11286 (CP003200.1) that match 8 copies of an IS element, each
+// 100M with one score: reads 53 and 156 of a single-end set, pair 323 of a paired one.
+Placement copy_at(bool reverse, std::int64_t begin) {
+  Placement p = placement_at(reverse, begin, 110);
+  p.query_end = 100;
+  return p;
+}
+
+TEST(Placements, TieHashIsThomasWangs) {
+  EXPECT_EQ(tie_hash(0), 7654268697807496793ULL);
+  EXPECT_EQ(tie_hash(1), 2320827452992767577ULL);
+}
+
+TEST(Placements, EqualCopiesAreChosenAsBwaMemChooses) {
+  auto chosen = [](std::uint64_t read_number, const std::vector<std::pair<bool, std::int64_t>>& copies) {
+    std::vector<Placement> placements;
+    for (const auto& [reverse, begin] : copies) placements.push_back(copy_at(reverse, begin));
+    sort_placements(placements, read_number);
+    return std::pair{placements.front().reverse, placements.front().text_begin};
+  };
+  EXPECT_EQ(chosen(53, {{false, 125273}, {false, 262187}, {false, 20744}, {false, 631828}, {true, 4029734},
+                        {true, 4841856}, {false, 217143}, {false, 1006760}}),
+            std::pair(true, std::int64_t{4841856}));
+  EXPECT_EQ(chosen(156, {{false, 20452}, {true, 4842148}, {false, 261895}, {false, 631536}, {false, 124981},
+                         {true, 4030026}, {false, 216851}, {false, 1006468}}),
+            std::pair(false, std::int64_t{1006468}));
+}
+
+TEST(Pairing, EqualPairsAreChosenAsBwaMemChooses) {
+  // The first end forward at each copy but the last two, where the second end is; the fragment
+  // is 550 letters.
+  const std::int64_t copies[] = {17977, 122506, 214376, 259420, 629061, 1003993, 4032051, 4844173};
+  EndResult first, second;
+  for (std::size_t k = 0; k < std::size(copies); ++k) {
+    const bool swapped = k >= 6;
+    (swapped ? second : first).placements.push_back(copy_at(false, copies[k]));
+    (swapped ? first : second).placements.push_back(copy_at(true, copies[k] + 450));
+  }
+  MapParams params;
+  const std::uint64_t pair_number = 323;
+  sort_placements(first.placements, pair_number << 1);
+  sort_placements(second.placements, pair_number << 1 | 1);
+  choose_placements(first, 100, params);
+  choose_placements(second, 100, params);
+  ASSERT_TRUE(choose_pair(first, second, 100, 100, given_insert_sizes(499, 50), params, pair_number));
+  EXPECT_FALSE(first.best().reverse);
+  EXPECT_EQ(first.best().text_begin, 259420);
+  EXPECT_EQ(second.best().text_end, 259420 + 550);
+}
+
 TEST(Mapq, FollowsTheScoreGap) {
   MapParams params;
   const std::vector<double> none;
@@ -786,7 +837,7 @@ int mate_mapq_between_copies(std::int64_t insert_a, std::int64_t insert_b, std::
   EndResult second = one_placement_end(true, 10000 + insert_a - 100, 100);
   second.placements.push_back(one_placement_end(true, 10000 + insert_b - 100, 100).placements[0]);
   second.mapq = 0;
-  EXPECT_TRUE(choose_pair(first, second, 100, 100, sizes, params));
+  EXPECT_TRUE(choose_pair(first, second, 100, 100, sizes, params, 0));
   *chosen_insert = fr_insert_size(first.best(), second.best());
   return second.mapq;
 }
@@ -984,6 +1035,47 @@ TEST(MapRun, CommentTagsGoOnEveryRecordOfTheirRead) {
     EXPECT_NE(std::string(e.what()).find(files.reads1 + ":1:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("RG"), std::string::npos) << e.what();
   }
+}
+
+// -a: secondary records score at least -D of their primary, as bwa mem -a writes them.
+TEST(MapRun, AllAlignmentsLeaveOutWeakSecondaries) {
+  std::mt19937 rng(15);
+  const index::ReferenceText ref = repeat_genome(rng);
+  test::TempDir dir;
+  const SimulatedPairs files = write_pairs(dir, ref, rng, 300);
+  MapOptions options = options_for(files);
+  options.params.all_alignments = true;
+  options.out = dir.file("all.sam");
+  auto secondary_shares = [&] {  // each secondary record's AS over its primary's
+    run_map(options);
+    std::map<std::pair<std::string, int>, int> primary_as;
+    std::vector<std::pair<std::pair<std::string, int>, int>> secondary_as;
+    std::istringstream lines(slurp(options.out));
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line[0] == '@') continue;
+      std::istringstream f(line);
+      std::string name;
+      int flag = 0;
+      f >> name >> flag;
+      const std::size_t tag = line.find("\tAS:i:");
+      if (tag == std::string::npos) continue;
+      const int as = std::stoi(line.substr(tag + 6));
+      const std::pair end{name, flag & 0xc0};
+      if (flag & 0x100) secondary_as.push_back({end, as});
+      else if (!(flag & 0x800)) primary_as[end] = as;
+    }
+    std::vector<double> shares;
+    for (const auto& [end, as] : secondary_as) shares.push_back(as / static_cast<double>(primary_as.at(end)));
+    return shares;
+  };
+  std::vector<double> shares = secondary_shares();
+  EXPECT_GT(shares.size(), 100u);
+  for (double share : shares) EXPECT_GE(share, 0.5);
+  options.params.drop_ratio = 0.9;
+  shares = secondary_shares();
+  EXPECT_GT(shares.size(), 10u);
+  for (double share : shares) EXPECT_GE(share, 0.9);
 }
 
 // -P: each end's primary is its own best placement, where the pair's choice takes a lesser one
