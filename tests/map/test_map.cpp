@@ -941,6 +941,13 @@ SimulatedPairs write_pairs(const test::TempDir& dir, const index::ReferenceText&
   return files;
 }
 
+// `pairs` pairs from a repeat genome, both made from `seed`.
+SimulatedPairs simulate_pairs(const test::TempDir& dir, unsigned seed, int pairs) {
+  std::mt19937 rng(seed);
+  const index::ReferenceText ref = repeat_genome(rng);
+  return write_pairs(dir, ref, rng, pairs);
+}
+
 // A run of `map` on the simulated pairs, with batches small enough to make several.
 MapOptions options_for(const SimulatedPairs& files) {
   MapOptions options;
@@ -959,10 +966,8 @@ std::string slurp(const std::string& path) {
 }
 
 TEST(MapRun, PlacesPairsTheSameAtAnyThreadCount) {
-  std::mt19937 rng(11);
-  const index::ReferenceText ref = repeat_genome(rng);
   test::TempDir dir;
-  const SimulatedPairs files = write_pairs(dir, ref, rng, 3000);
+  const SimulatedPairs files = simulate_pairs(dir, 11, 3000);
   MapOptions options = options_for(files);
   std::string outputs[2];
   for (unsigned threads : {1u, 3u}) {
@@ -998,10 +1003,8 @@ TEST(MapRun, PlacesPairsTheSameAtAnyThreadCount) {
 // With -C each read's comment goes on every record of it, secondary ones too; one the records
 // carry anyway (RG with -R) is refused, naming the reads file and the read's line.
 TEST(MapRun, CommentTagsGoOnEveryRecordOfTheirRead) {
-  std::mt19937 rng(13);
-  const index::ReferenceText ref = repeat_genome(rng);
   test::TempDir dir;
-  SimulatedPairs files = write_pairs(dir, ref, rng, 200);
+  SimulatedPairs files = simulate_pairs(dir, 13, 200);
   for (std::string* reads : {&files.reads1, &files.reads2}) {
     std::istringstream in(slurp(*reads));
     *reads += ".tagged.fq";
@@ -1039,10 +1042,8 @@ TEST(MapRun, CommentTagsGoOnEveryRecordOfTheirRead) {
 
 // -a: secondary records score at least -D of their primary, as bwa mem -a writes them.
 TEST(MapRun, AllAlignmentsLeaveOutWeakSecondaries) {
-  std::mt19937 rng(15);
-  const index::ReferenceText ref = repeat_genome(rng);
   test::TempDir dir;
-  const SimulatedPairs files = write_pairs(dir, ref, rng, 300);
+  const SimulatedPairs files = simulate_pairs(dir, 15, 300);
   MapOptions options = options_for(files);
   options.params.all_alignments = true;
   options.out = dir.file("all.sam");
@@ -1137,10 +1138,8 @@ TEST(MapRun, SkipPairingAndSkipRescue) {
 // The same records on every device and at any thread count (the GPU kernel is exact).
 TEST(MapRun, GpuWritesWhatTheCpuWrites) {
   if (engine::usable_gpus().empty()) GTEST_SKIP() << "SKIPPED: no usable GPU: " << engine::gpu_unavailable_reason();
-  std::mt19937 rng(12);
-  const index::ReferenceText ref = repeat_genome(rng);
   test::TempDir dir;
-  const SimulatedPairs files = write_pairs(dir, ref, rng, 3000);
+  const SimulatedPairs files = simulate_pairs(dir, 12, 3000);
   MapOptions options = options_for(files);
   auto records = [&](engine::DeviceChoice device, unsigned threads) {
     options.device = device;
