@@ -92,6 +92,28 @@ class PositionRanks {
   std::vector<std::uint64_t> rank_[2];
 };
 
+// A pair of placements of the two ends (first's i, second's j) and its score.
+struct PairScore {
+  double score;
+  int i, j;
+};
+
+// The pair of the highest score; among equal ones, the one of the larger tie hash (PositionRanks).
+PairScore best_pair(const std::vector<PairScore>& pairs, const EndResult& first, const EndResult& second,
+                    std::uint64_t pair_number) {
+  double top = pairs.front().score;
+  for (const PairScore& p : pairs) top = std::max(top, p.score);
+  std::vector<const PairScore*> tied;
+  for (const PairScore& p : pairs)
+    if (p.score == top) tied.push_back(&p);
+  if (tied.size() == 1) return *tied.front();
+  const PositionRanks ranks(first, second);
+  auto tie = [&](const PairScore* p) {
+    return ranks.pair_tie(static_cast<std::size_t>(p->i), static_cast<std::size_t>(p->j), pair_number);
+  };
+  return **std::max_element(tied.begin(), tied.end(), [&](const PairScore* x, const PairScore* y) { return tie(x) < tie(y); });
+}
+
 }  // namespace
 
 InsertSizes given_insert_sizes(double mean, double sd) {
@@ -195,12 +217,6 @@ bool proper_pair(const EndResult& first, const EndResult& second, const InsertSi
 bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,
                  const InsertSizes& sizes, const MapParams& params, std::uint64_t pair_number) {
   if (!sizes.known || first.placements.empty() || second.placements.empty()) return false;
-  struct PairScore {
-    double score;
-    int i, j;
-    std::uint32_t tie;  // the larger wins among equal scores
-  };
-  const PositionRanks ranks(first, second);
   std::vector<PairScore> pairs;
   std::vector<char> second_enough(second.placements.size());
   for (std::size_t j = 0; j < second.placements.size(); ++j)
@@ -214,16 +230,14 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
       const std::int64_t size = fr_insert_size(a, b);
       if (!sizes.proper(size)) continue;
       pairs.push_back({a.score + b.score + insert_score(size, sizes, params.scoring), static_cast<int>(i),
-                       static_cast<int>(j), ranks.pair_tie(i, j, pair_number)});
+                       static_cast<int>(j)});
     }
   }
   // Placements are sorted best first: an end with no primary (all under -T) counts its best too, as
   // BWA-MEM's unpaired score does.
   const double unpaired = first.placements.front().score + second.placements.front().score - params.unpaired_penalty;
   if (pairs.empty()) return false;
-  const PairScore best = *std::max_element(pairs.begin(), pairs.end(), [](const PairScore& x, const PairScore& y) {
-    return std::tie(x.score, x.tie) < std::tie(y.score, y.tie);
-  });
+  const PairScore best = best_pair(pairs, first, second, pair_number);
   if (best.score < unpaired) return false;
   // Each end's alternatives: the pairs through its other placements, and hypothetically the ends
   // placed unpaired.

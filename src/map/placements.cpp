@@ -201,6 +201,22 @@ bool before_on_reference(const Placement& a, const Placement& b) {
   return a.reverse ? a.text_end > b.text_end : a.text_end < b.text_end;
 }
 
+namespace {
+
+// Placements [first, last), of one score and ranked by position, in the order of
+// tie_hash(read_number + rank), rank counted from the best placement.
+void order_equal_run(std::vector<Placement>& placements, std::size_t first, std::size_t last, std::uint64_t read_number) {
+  std::vector<std::pair<std::uint64_t, std::size_t>> order;  // (tie hash, rank)
+  for (std::size_t k = first; k < last; ++k) order.emplace_back(tie_hash(read_number + k), k);
+  std::sort(order.begin(), order.end());
+  std::vector<Placement> run;
+  run.reserve(last - first);
+  for (const auto& [hash, k] : order) run.push_back(std::move(placements[k]));
+  std::move(run.begin(), run.end(), placements.begin() + static_cast<std::ptrdiff_t>(first));
+}
+
+}  // namespace
+
 void sort_placements(std::vector<Placement>& placements, std::uint64_t read_number) {
   auto same_alignment = [](const Placement& a, const Placement& b) {
     return a.reverse == b.reverse && a.text_end == b.text_end && a.query_end == b.query_end;
@@ -213,16 +229,10 @@ void sort_placements(std::vector<Placement>& placements, std::uint64_t read_numb
     if (a.score != b.score) return a.score > b.score;
     return before_on_reference(a, b);
   });
-  std::vector<std::pair<std::uint64_t, std::size_t>> order(placements.size());  // (tie hash, rank)
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = {tie_hash(read_number + k), k};
-  std::sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
-    const int sx = placements[x.second].score, sy = placements[y.second].score;
-    return sx != sy ? sx > sy : x.first < y.first;
-  });
-  std::vector<Placement> sorted;
-  sorted.reserve(placements.size());
-  for (const auto& [hash, k] : order) sorted.push_back(std::move(placements[k]));
-  placements = std::move(sorted);
+  for (std::size_t first = 0, last = 0; first < placements.size(); first = last) {
+    while (last < placements.size() && placements[last].score == placements[first].score) ++last;
+    if (last - first > 1) order_equal_run(placements, first, last, read_number);
+  }
 }
 
 bool overlap_on_read(const Placement& a, const Placement& b, std::int32_t read_length) {
