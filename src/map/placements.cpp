@@ -195,13 +195,15 @@ std::uint64_t tie_hash(std::uint64_t key) {
   return key;
 }
 
+namespace {
+
+// The order of reference positions ties are ranked in (BWA's coordinates: the forward strand
+// first by position, then the reverse strand, whose coordinates run backwards). Ends are exact
+// where begins may be estimates; among alignments of one read they order alike.
 bool before_on_reference(const Placement& a, const Placement& b) {
-  // Ends are exact where begins may be estimates; among alignments of one read they order alike.
   if (a.reverse != b.reverse) return b.reverse;
   return a.reverse ? a.text_end > b.text_end : a.text_end < b.text_end;
 }
-
-namespace {
 
 // Placements [first, last), of one score and ranked by position, in the order of
 // tie_hash(read_number + rank), rank counted from the best placement.

@@ -96,10 +96,6 @@ void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScori
 // number is the read's ordinal in the input, 2k + end (0 or 1) for the ends of pair k.
 std::uint64_t tie_hash(std::uint64_t key);  // Thomas Wang's 64-bit integer hash, as BWA's
 
-// The order of reference positions ties are ranked in (BWA's coordinates: the forward strand
-// first by position, then the reverse strand, whose coordinates run backwards).
-bool before_on_reference(const Placement& a, const Placement& b);
-
 // Placements of the same alignment found from two chains kept once (the higher score); then the
 // best first, equal scores in the order tie_hash(read_number + rank) gives them, lowest first.
 void sort_placements(std::vector<Placement>& placements, std::uint64_t read_number);

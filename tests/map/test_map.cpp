@@ -690,7 +690,8 @@ TEST(Placements, ListedAlternativesFollowBwaMemsRule) {
 
 // Equal placements are chosen as BWA-MEM chooses them. The cases are bwa mem 0.7.17's choices for
 // dwgsim reads of K. pneumoniae HS11286 (CP003200.1) that match 8 copies of an IS element, each
-// 100M with one score: reads 53 and 156 of a single-end set, pair 323 of a paired one.
+// 100M with one score: reads 53 and 156 of the SE100 set and pair 323 of the PE100 set that
+// bench/map_sets_vs_bwa.sh makes with seed 20 (read numbers count from 0).
 Placement copy_at(bool reverse, std::int64_t begin) {
   Placement p = placement_at(reverse, begin, 110);
   p.query_end = 100;
