@@ -72,10 +72,6 @@ class TileQueue {
     return blocks_cost(first, end) * static_cast<double>(chunks_in(tile));
   }
 
-  std::size_t remaining() {
-    std::lock_guard lock(mutex_);
-    return blocks_ * chunks_ - std::min(next_, blocks_ * chunks_);
-  }
   std::size_t tile_count() const { return blocks_ * chunks_; }
   std::size_t block_width() const { return width_; }
   std::size_t query_chunk() const { return chunk_; }

@@ -125,7 +125,7 @@ TEST_P(TileQueueOrder, HandsOutEveryPairOnceInAnyTakeSizes) {
       for (std::size_t q = t->first_query; q < t->first_query + t->query_count; ++q) ++seen[q * 1013 + b];
   for (int s : seen) ASSERT_EQ(s, 1);
   EXPECT_FALSE(queue.take().has_value());
-  EXPECT_EQ(queue.remaining(), 0u);
+  EXPECT_EQ(queue.remaining_cost(), 0.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Orders, TileQueueOrder,
