@@ -53,7 +53,8 @@ void make_primary(EndResult& end, int k, std::int32_t read_length, const MapPara
 
 // Both ends' placements ranked together by reference position, as BWA-MEM's pairing walks them:
 // a pair's tie hash is made from its two ends' ranks. Placements under half their end's best score
-// are left out, as BWA-MEM's chain filter drops most such chains before it aligns them.
+// are left out, as BWA-MEM's chain filter drops most such chains before it aligns them; rescued
+// ones are all ranked, as BWA-MEM adds every mate search's find to its list, however weak.
 class PositionRanks {
  public:
   PositionRanks(const EndResult& first, const EndResult& second) {
@@ -70,7 +71,7 @@ class PositionRanks {
       rank_[end].assign(placements.size(), kUnranked);
       for (std::size_t k = 0; k < placements.size(); ++k) {
         const Placement& p = placements[k];
-        if (2 * p.score < placements.front().score) continue;
+        if (!p.rescued && 2 * p.score < placements.front().score) continue;
         all.push_back({p.reverse ? p.text_end - 1 : p.text_begin, p.score, k, p.reverse, end});
       }
     }

@@ -740,6 +740,32 @@ TEST(Pairing, EqualPairsAreChosenAsBwaMemChooses) {
   EXPECT_EQ(second.best().text_end, 259420 + 550);
 }
 
+TEST(Pairing, RescuedPlacementsCountInTheRanksOfEqualPairs) {
+  // Pair 12251 of MGH 78578 s22 PE150: two equal pairs, and between them a weak placement of the
+  // first end that a search near the second end's middle copy found. BWA-MEM ranks every rescued
+  // placement, however weak, so the pairs are the 1st-2nd and 5th-6th by position, not 4th-5th.
+  auto at = [](bool reverse, std::int64_t begin, int score, bool rescued) {
+    Placement p = placement_at(reverse, begin, score);
+    p.text_end = begin + 150;
+    p.query_end = 150;
+    p.rescued = rescued;
+    return p;
+  };
+  EndResult first, second;
+  for (std::int64_t begin : {1130945, 1133885}) first.placements.push_back(at(false, begin, 160, false));
+  first.placements.push_back(at(false, 1132379, 44, true));
+  for (std::int64_t last : {1131366, 1132986, 1134306}) second.placements.push_back(at(true, last + 1 - 150, 160, false));
+  MapParams params;
+  const std::uint64_t pair_number = 12251;
+  sort_placements(first.placements, pair_number << 1);
+  sort_placements(second.placements, pair_number << 1 | 1);
+  choose_placements(first, 150, params);
+  choose_placements(second, 150, params);
+  ASSERT_TRUE(choose_pair(first, second, 150, 150, given_insert_sizes(499, 50), params, pair_number));
+  EXPECT_EQ(first.best().text_begin, 1130945);
+  EXPECT_EQ(second.best().text_end, 1131367);
+}
+
 TEST(Mapq, FollowsTheScoreGap) {
   MapParams params;
   const std::vector<double> none;
