@@ -718,6 +718,17 @@ TEST(Placements, EqualCopiesAreChosenAsBwaMemChooses) {
             std::pair(false, std::int64_t{1006468}));
 }
 
+// Sorts, chooses and pairs the two ends' placements (both `length` letters) of pair `pair_number`
+// as a run does, with inserts of 499 +- 50 letters.
+bool pair_equal_reads(EndResult& first, EndResult& second, std::int32_t length, std::uint64_t pair_number) {
+  MapParams params;
+  sort_placements(first.placements, pair_number << 1);
+  sort_placements(second.placements, pair_number << 1 | 1);
+  choose_placements(first, length, params);
+  choose_placements(second, length, params);
+  return choose_pair(first, second, length, length, given_insert_sizes(499, 50), params, pair_number);
+}
+
 TEST(Pairing, EqualPairsAreChosenAsBwaMemChooses) {
   // The first end forward at each copy but the last two, where the second end is; the fragment
   // is 550 letters.
@@ -728,13 +739,7 @@ TEST(Pairing, EqualPairsAreChosenAsBwaMemChooses) {
     (swapped ? second : first).placements.push_back(copy_at(false, copies[k]));
     (swapped ? first : second).placements.push_back(copy_at(true, copies[k] + 450));
   }
-  MapParams params;
-  const std::uint64_t pair_number = 323;
-  sort_placements(first.placements, pair_number << 1);
-  sort_placements(second.placements, pair_number << 1 | 1);
-  choose_placements(first, 100, params);
-  choose_placements(second, 100, params);
-  ASSERT_TRUE(choose_pair(first, second, 100, 100, given_insert_sizes(499, 50), params, pair_number));
+  ASSERT_TRUE(pair_equal_reads(first, second, 100, 323));
   EXPECT_FALSE(first.best().reverse);
   EXPECT_EQ(first.best().text_begin, 259420);
   EXPECT_EQ(second.best().text_end, 259420 + 550);
@@ -755,13 +760,7 @@ TEST(Pairing, RescuedPlacementsCountInTheRanksOfEqualPairs) {
   for (std::int64_t begin : {1130945, 1133885}) first.placements.push_back(at(false, begin, 160, false));
   first.placements.push_back(at(false, 1132379, 44, true));
   for (std::int64_t last : {1131366, 1132986, 1134306}) second.placements.push_back(at(true, last + 1 - 150, 160, false));
-  MapParams params;
-  const std::uint64_t pair_number = 12251;
-  sort_placements(first.placements, pair_number << 1);
-  sort_placements(second.placements, pair_number << 1 | 1);
-  choose_placements(first, 150, params);
-  choose_placements(second, 150, params);
-  ASSERT_TRUE(choose_pair(first, second, 150, 150, given_insert_sizes(499, 50), params, pair_number));
+  ASSERT_TRUE(pair_equal_reads(first, second, 150, 12251));
   EXPECT_EQ(first.best().text_begin, 1130945);
   EXPECT_EQ(second.best().text_end, 1131367);
 }
