@@ -834,16 +834,25 @@ TEST(Mapq, RepeatsNotLookedAtDiscountIt) {
 }
 
 // Letters in a large repeat family (a third-round match whose prefix one letter shorter has 20
-// copies or more) discount a read with no mate as repeats do; a pair's end is left to its mate.
+// copies or more) discount a read with no mate as repeats do, down to 20 at most; a pair's end is
+// left to its mate.
 TEST(Mapq, LargeFamiliesDiscountAReadWithNoMate) {
   MapParams params;
   EndResult end = exact_read_end(false);
   end.repetitive_letters[0] = 10;
-  end.family_letters[0] = 88;  // the union of both kinds of letters
+  end.family_letters[0] = 40;  // the union of both kinds of letters
   set_single_end_mapq(end, 100, true, params);
   EXPECT_EQ(end.mapq, 54);
   set_single_end_mapq(end, 100, false, params);
-  EXPECT_EQ(end.mapq, 7);
+  EXPECT_EQ(end.mapq, 36);
+  end.family_letters[0] = 88;
+  set_single_end_mapq(end, 100, false, params);
+  EXPECT_EQ(end.mapq, 20);
+  // Repeats over -c discount it below 20 as BWA-MEM's rule does; families take it no lower.
+  end.repetitive_letters[0] = 75;
+  end.family_letters[0] = 95;
+  set_single_end_mapq(end, 100, false, params);
+  EXPECT_EQ(end.mapq, 15);
 }
 
 // One end placed once, its mate in a tandem pair of identical copies: the copy whose insert size is
