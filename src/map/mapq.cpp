@@ -26,8 +26,9 @@ constexpr double kNearCopyPhredPerSubstitution = 13.5;
 // A read with no mate whose letters lie in large repeat families (third-round matches of 20 copies
 // or more) may have a copy its seeds missed, so those letters discount its MAPQ as repeats over -c
 // do, but not below 20: that keeps MAPQ 60 honest on a 1.1 Gbp genome, and the reads the floor
-// lifts from under 20 were wrong 0.46 % of the time there and 0-0.5 % on the 20 Mbp repeat-rich
-// genome (docs/performance.md), within what MAPQ 20 claims (1 %).
+// lifts to 20 were wrong 0.46 % of the time there and 0-0.5 % on the 20 Mbp repeat-rich genome
+// (docs/performance.md), within what MAPQ 20 claims (1 %); those it lifts less, no more often than
+// their new MAPQ says.
 constexpr int kFamilyDiscountFloor = 20;
 
 // Phred points against the placement `p` per score unit of gap to a near copy.
