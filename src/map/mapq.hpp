@@ -33,9 +33,9 @@ double repetitive_share(const EndResult& end, const Placement& p, std::int32_t r
 int discount_repeats(int mapq, double repetitive_share);
 
 // The single-end MAPQ of an end's primary placement, from its alternatives. A read with no mate
-// is discounted for its letters in large repeat families as well: nothing else can place it among
-// copies its seeds did not name. (A pair's mate does; discounting ends there cost more right
-// placements than it saved wrong ones.)
+// is discounted for its letters in large repeat families as well, down to MAPQ 20 at most: nothing
+// else can place it among copies its seeds did not name. (A pair's mate does; discounting ends there
+// cost more right placements than it saved wrong ones.)
 void set_single_end_mapq(EndResult& end, std::int32_t read_length, bool has_mate, const MapParams& params);
 
 }  // namespace hyalign::map
