@@ -106,9 +106,11 @@ void set_single_end_mapq(EndResult& end, std::int32_t read_length, bool has_mate
   const std::vector<double> others(end.alternatives.begin(), end.alternatives.end());
   end.mapq = std::min(mapq_from_scores(best, others, {}, unseen_alternative_score(params), params),
                       near_copies_mapq(end, read_length, params.scoring));
-  const int over_c = discount_repeats(end.mapq, repetitive_share(end, end.best(), read_length, false));
-  const int families = discount_repeats(end.mapq, repetitive_share(end, end.best(), read_length, true));
-  end.mapq = has_mate ? over_c : std::max(families, std::min(over_c, kFamilyDiscountFloor));
+  const int undiscounted = end.mapq;
+  end.mapq = discount_repeats(undiscounted, repetitive_share(end, end.best(), read_length, false));
+  if (has_mate) return;
+  const int families = discount_repeats(undiscounted, repetitive_share(end, end.best(), read_length, true));
+  end.mapq = std::max(families, std::min(end.mapq, kFamilyDiscountFloor));
 }
 
 }  // namespace hyalign::map
