@@ -60,8 +60,10 @@ Devices<Kernel> plan_devices(DeviceChoice choice, unsigned threads, const std::s
   if (!selection.notice.empty()) log_info("notice: scoring on the CPU only: {}", selection.notice);
   std::vector<std::string> gpu_names;
   for (const GpuInfo& gpu : selection.gpus) {
+    Stopwatch set_up;
     d.gpus.push_back(make_gpu_kernel(gpu.index));
     gpu_names.emplace_back(d.gpus.back()->name());
+    log_info("{}: kernel set up in {:.2f} s", gpu_names.back(), set_up.lap());
   }
   d.groups = plan_worker_groups(choice, threads, d.cpu->name(), selection.gpus, gpu_names, shape);
   const bool cpu_scores = d.groups.size() > d.gpus.size();

@@ -134,6 +134,9 @@ class RateMeter {
 }  // namespace
 
 void DeviceReport::add(const DeviceReport& other) {
+  if (other.first_take_at >= 0 && (first_take_at < 0 || other.first_take_at < first_take_at))
+    first_take_at = other.first_take_at;
+  finished_at = std::max(finished_at, other.finished_at);
   cells += other.cells;
   busy_seconds += other.busy_seconds;
   cpu_seconds += other.cpu_seconds;
@@ -149,11 +152,16 @@ std::vector<DeviceReport> run_workers(
   std::vector<DeviceReport> reports;
   for (const WorkerGroup& g : groups) reports.push_back({g.name, 0, 0, 0});
   std::mutex report_mutex;
+  const auto scoring_start = std::chrono::steady_clock::now();
+  const auto since_scoring_start = [&](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(t - scoring_start).count();
+  };
   parallel_for(group_of_worker.size(), static_cast<unsigned>(group_of_worker.size()), [&](std::size_t w, unsigned) {
     const std::size_t g = group_of_worker[w];
     double cells = 0;
     const double cpu_start = thread_cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
+    double first_take_at = -1;
     const bool gpu = groups[g].is_gpu();
     while (true) {
       const double remaining = queue.remaining_cost();
@@ -163,14 +171,16 @@ std::vector<DeviceReport> run_workers(
       const double work = queue.cost_of(*tile);
       if (gpu) rates.holds(g, work);
       const auto take_start = std::chrono::steady_clock::now();
+      if (first_take_at < 0) first_take_at = since_scoring_start(take_start);
       cells += score(w, *tile);
       rates.record(g, work, std::chrono::duration<double>(std::chrono::steady_clock::now() - take_start).count());
       if (progress) progress->advance(queue.tiles_in(*tile));
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto end = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(end - start).count();
     const double cpu = thread_cpu_seconds() - cpu_start;
     std::lock_guard lock(report_mutex);
-    reports[g].add({"", cells, seconds, cpu});
+    reports[g].add({"", cells, seconds, cpu, first_take_at, since_scoring_start(end)});
   });
   return reports;
 }
@@ -185,9 +195,12 @@ void log_worker_groups(const std::vector<WorkerGroup>& groups) {
 void log_device_reports(const std::vector<DeviceReport>& reports) {
   double cells = 0;
   for (const auto& r : reports) cells += r.cells;
-  for (const auto& r : reports)
-    log_info("  {}: {:.1f}% of the cells, {:.2f} s busy, {:.2f} s CPU time", r.name,
-             100.0 * r.cells / std::max(1.0, cells), r.busy_seconds, r.cpu_seconds);
+  for (const auto& r : reports) {
+    const std::string span = r.first_take_at < 0 ? std::string("no take")
+                                                 : fmt::format("takes from {:.2f} to {:.2f} s", r.first_take_at, r.finished_at);
+    log_info("  {}: {:.1f}% of the cells, {:.2f} s busy, {:.2f} s CPU time, {}", r.name,
+             100.0 * r.cells / std::max(1.0, cells), r.busy_seconds, r.cpu_seconds, span);
+  }
 }
 
 }  // namespace hyalign::engine

@@ -31,6 +31,9 @@ struct DeviceReport {
   double cells = 0;         // cells scored
   double busy_seconds = 0;  // summed over the device's workers
   double cpu_seconds = 0;   // CPU time used by the device's worker threads
+  // Seconds from the start of scoring to the device's first take and to its last worker's end: a
+  // device that starts late (a GPU's set-up) or ends late (a long last take) shows here. -1: no take.
+  double first_take_at = -1, finished_at = 0;
   void add(const DeviceReport& other);
 };
 
