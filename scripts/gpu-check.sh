@@ -207,7 +207,10 @@ if want map; then
 fi
 
 if want scale; then
-  gpus=${SCALE_GPUS:-$(nvidia-smi --list-gpus | wc -l)}
+  # nvidia-smi lists every GPU; CUDA_VISIBLE_DEVICES, where set, names the ones this run may use.
+  visible=$(nvidia-smi --list-gpus | wc -l)
+  [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && visible=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
+  gpus=${SCALE_GPUS:-$visible}
   log "scale-out over $gpus GPUs: one GPU, one process with every GPU, mpirun -np $gpus (SCALE_ROUNDS rounds)"
   data=tests/data/papara/q2_16S
   replicate "$data/gut500.fasta" "${SCALE_REPLICATE:-80}" >/tmp/scale_reads.fasta
