@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -91,7 +92,37 @@ void unregister_temporary(std::size_t slot) {
   if (slot < kMaxTemporaries) std::free(temporaries[slot].exchange(nullptr));
 }
 
+std::string temp_directory(const std::string& target_path) {
+  const std::filesystem::path target(target_path);
+  return target.has_parent_path() ? target.parent_path().string() : std::string(".");
+}
+
+// A hidden name next to the target; the X's are for mkstemp.
+std::string temp_pattern(const std::string& target_path) {
+  const std::filesystem::path target(target_path);
+  return (std::filesystem::path(temp_directory(target_path)) / fmt::format(".{}.tmp.XXXXXX", target.filename().string()))
+      .string();
+}
+
+// A file with no name in `dir` (Linux's O_TMPFILE): if the process dies in any way, SIGKILL and
+// the OOM killer included, the system frees it and nothing is left behind. Giving it a name later
+// goes through /proc/self/fd, so without /proc, or on a filesystem that has no such files (NFS,
+// older kernels), returns -1 and the caller takes a named temporary instead.
+int open_unnamed_temporary(const std::string& dir) {
+#ifdef O_TMPFILE
+  if (::access("/proc/self/fd", X_OK) != 0) return -1;
+  return ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+#else
+  (void)dir;
+  return -1;
+#endif
+}
+
+bool unnamed_temporaries_allowed = true;
+
 }  // namespace
+
+void AtomicOutput::allow_unnamed_temporaries(bool allowed) { unnamed_temporaries_allowed = allowed; }
 
 AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   if (path_ == "-" || own_descriptor(path_) == STDOUT_FILENO) {
@@ -121,13 +152,16 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   }
   target_path_ = target_path;
   const mode_t mode = exists ? (existing.st_mode & 07777) : (0666 & ~current_umask());
-  std::filesystem::path target(target_path_);
-  std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  std::string pattern = (dir / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
-  const int fd = mkstemp(pattern.data());
-  if (fd < 0) throw OutputError(path_, errno);
-  temp_path_ = pattern;
-  temp_slot_ = register_temporary(temp_path_);
+  int fd = unnamed_temporaries_allowed ? open_unnamed_temporary(temp_directory(target_path_)) : -1;
+  if (fd >= 0) {
+    unnamed_ = true;
+  } else {
+    std::string pattern = temp_pattern(target_path_);
+    fd = mkstemp(pattern.data());
+    if (fd < 0) throw OutputError(path_, errno);
+    temp_path_ = pattern;
+    temp_slot_ = register_temporary(temp_path_);
+  }
   if (fchmod(fd, mode) != 0 || !(file_ = fdopen(fd, "w"))) {
     const int error = errno;
     ::close(fd);
@@ -159,6 +193,7 @@ void AtomicOutput::remove_temporary() {
 }
 
 AtomicOutput::~AtomicOutput() {
+  if (kept_fd_ >= 0) ::close(kept_fd_);  // an unnamed temporary not committed goes with it
   if (to_stdout_ || committed_) return;
   if (!finished_) std::fclose(file_);
   remove_temporary();
@@ -192,7 +227,10 @@ void AtomicOutput::finish() {
     return;
   }
   // Data must be on disk before the rename makes it the target (fsync is EINVAL on pipes/devices).
-  if (!temp_path_.empty() && fsync(fileno(file_)) != 0 && errno != EINVAL) fail(errno);
+  const bool temporary = unnamed_ || !temp_path_.empty();
+  if (temporary && fsync(fileno(file_)) != 0 && errno != EINVAL) fail(errno);
+  // An unnamed temporary lives while a descriptor is open: one is kept until commit() names it.
+  if (unnamed_ && (kept_fd_ = ::fcntl(fileno(file_), F_DUPFD_CLOEXEC, 3)) < 0) fail(errno);
   finished_ = true;
   if (std::fclose(file_) != 0) fail(errno);
 }
@@ -200,11 +238,35 @@ void AtomicOutput::finish() {
 void AtomicOutput::commit() {
   if (committed_) return;
   finish();
+  if (unnamed_) name_unnamed_temporary();
   if (!temp_path_.empty()) {
     if (std::rename(temp_path_.c_str(), target_path_.c_str()) != 0) fail(errno);
     unregister_temporary(temp_slot_);
+    temp_path_.clear();
   }
   committed_ = true;
+}
+
+// Links the unnamed temporary under a hidden name next to the target, for the rename: a link
+// straight onto the target cannot replace an existing file.
+void AtomicOutput::name_unnamed_temporary() {
+  const std::string proc_path = fmt::format("/proc/self/fd/{}", kept_fd_);
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = temp_pattern(target_path_);
+    name.resize(name.size() - 6);
+    name += fmt::format("{:06x}", random() & 0xffffffu);
+    if (::linkat(AT_FDCWD, proc_path.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      temp_path_ = name;
+      temp_slot_ = register_temporary(temp_path_);
+      ::close(kept_fd_);
+      kept_fd_ = -1;
+      unnamed_ = false;
+      return;
+    }
+    if (errno != EEXIST) fail(errno);
+  }
+  fail(EEXIST);
 }
 
 }  // namespace hyalign

@@ -1,7 +1,9 @@
 #pragma once
 // Output that appears complete or not at all. A regular file (or a new path) is written to a
 // temporary file next to it and renamed over it by commit(); if the object is destroyed first
-// (error, exception) the temporary is removed and the target is untouched. The file gets the mode a
+// (error, exception) the temporary is removed and the target is untouched. Where the filesystem
+// allows, the temporary has no name until commit(), so that even a process killed outright
+// (SIGKILL, the OOM killer, an MPI launcher ending a job) leaves nothing behind. The file gets the mode a
 // plain open would give: an existing file keeps its mode, a new one gets 0666 less the umask.
 // A symbolic link stays and the file it names is replaced. Devices, pipes, sockets and anything
 // under /dev or /proc are written in place; "-", /dev/stdout, /dev/fd/N and /proc/self/fd/N write
@@ -32,14 +34,20 @@ class AtomicOutput {
   void finish();
   void commit();  // finish(), then rename the temporary over the target
   const std::string& path() const { return path_; }
+  // Tests only: false makes new outputs take named temporaries, as on filesystems without
+  // unnamed ones (NFS), so that both ways are tested on any machine.
+  static void allow_unnamed_temporaries(bool allowed);
 
  private:
   [[noreturn]] void fail(int error);
   void open_in_place(int fd);
   void remove_temporary();
+  void name_unnamed_temporary();
   std::string path_;
   std::string target_path_;  // the file replaced: path_ with symbolic links resolved
-  std::string temp_path_;    // empty when written in place
+  std::string temp_path_;    // a named temporary; empty when unnamed or written in place
+  bool unnamed_ = false;     // the temporary has no name yet (O_TMPFILE)
+  int kept_fd_ = -1;         // after finish(): keeps the unnamed temporary alive until commit()
   std::size_t temp_slot_ = 0;  // its entry in the table of temporaries removed on a signal
   std::FILE* file_ = nullptr;
   bool to_stdout_ = false;

@@ -26,9 +26,23 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 using test::TempDir;
+
+std::ptrdiff_t entries(const fs::path& dir) {
+  return std::distance(fs::directory_iterator(dir), fs::directory_iterator());
+}
 }  // namespace
 
-TEST(AtomicOutput, AppearsOnlyAfterCommit) {
+// Files are written through unnamed temporaries where the filesystem has them, else through named
+// ones (NFS): each test of a file output runs both ways.
+class AtomicOutputTemporaries : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override { AtomicOutput::allow_unnamed_temporaries(GetParam()); }
+  void TearDown() override { AtomicOutput::allow_unnamed_temporaries(true); }
+};
+INSTANTIATE_TEST_SUITE_P(Both, AtomicOutputTemporaries, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "unnamed" : "named"; });
+
+TEST_P(AtomicOutputTemporaries, AppearsOnlyAfterCommit) {
   TempDir dir;
   fs::path target = dir.path / "out.txt";
   {
@@ -38,10 +52,10 @@ TEST(AtomicOutput, AppearsOnlyAfterCommit) {
     out.commit();
   }
   EXPECT_EQ(slurp(target), "hello\n");
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 1);
+  EXPECT_EQ(entries(dir.path), 1);
 }
 
-TEST(AtomicOutput, AbandonedOutputLeavesOldFileAndNoTemporary) {
+TEST_P(AtomicOutputTemporaries, AbandonedOutputLeavesOldFileAndNoTemporary) {
   TempDir dir;
   fs::path target = dir.path / "out.txt";
   std::ofstream(target) << "old";
@@ -50,7 +64,7 @@ TEST(AtomicOutput, AbandonedOutputLeavesOldFileAndNoTemporary) {
     out.write("half written");
   }
   EXPECT_EQ(slurp(target), "old");
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 1);
+  EXPECT_EQ(entries(dir.path), 1);
 }
 
 TEST(AtomicOutput, UnwritableDirectoryIsAnError) {
@@ -71,7 +85,7 @@ struct ScopedUmask {
 };
 }  // namespace
 
-TEST(AtomicOutput, NewFileGetsTheUmaskMode) {
+TEST_P(AtomicOutputTemporaries, NewFileGetsTheUmaskMode) {
   TempDir dir;
   for (mode_t mask : {mode_t{022}, mode_t{077}, mode_t{002}}) {
     ScopedUmask scoped(mask);
@@ -83,7 +97,7 @@ TEST(AtomicOutput, NewFileGetsTheUmaskMode) {
   }
 }
 
-TEST(AtomicOutput, ReplacedFileKeepsItsMode) {
+TEST_P(AtomicOutputTemporaries, ReplacedFileKeepsItsMode) {
   TempDir dir;
   const fs::path target = dir.path / "out.txt";
   std::ofstream(target) << "old";
@@ -113,10 +127,10 @@ TEST(AtomicOutput, PipeIsWrittenInPlaceAndNeverReplaced) {
   struct stat st {};
   ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 1);
+  EXPECT_EQ(entries(dir.path), 1);
 }
 
-TEST(AtomicOutput, SymbolicLinkStaysAndItsFileIsReplaced) {
+TEST_P(AtomicOutputTemporaries, SymbolicLinkStaysAndItsFileIsReplaced) {
   TempDir dir;
   fs::create_directory(dir.path / "data");
   const fs::path file = dir.path / "data" / "real.txt", link = dir.path / "link.txt";
@@ -131,7 +145,7 @@ TEST(AtomicOutput, SymbolicLinkStaysAndItsFileIsReplaced) {
   EXPECT_TRUE(fs::is_symlink(link));
   EXPECT_EQ(slurp(file), "new");
   EXPECT_EQ(mode_of(file), 0640u);
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path / "data"), fs::directory_iterator()), 1);
+  EXPECT_EQ(entries(dir.path / "data"), 1);
 }
 
 // /dev/fd/N names a descriptor the process has (a shell redirection): it is written from where it
@@ -149,11 +163,11 @@ TEST(AtomicOutput, OwnDescriptorIsWrittenWhereItStands) {
   }
   ::close(fd);
   EXPECT_EQ(slurp(file), "header\nbody\n");
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 1);
+  EXPECT_EQ(entries(dir.path), 1);
 }
 
 // A signal that ends the process (Ctrl-C, kill) removes the temporary first.
-TEST(AtomicOutput, SignalRemovesTheTemporary) {
+TEST_P(AtomicOutputTemporaries, SignalRemovesTheTemporary) {
   TempDir dir;
   const fs::path target = dir.path / "out.txt";
   const pid_t child = ::fork();
@@ -167,7 +181,32 @@ TEST(AtomicOutput, SignalRemovesTheTemporary) {
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 0);
+  EXPECT_EQ(entries(dir.path), 0);
+}
+
+// A process killed outright (SIGKILL: the OOM killer, an MPI launcher ending a job) runs no
+// handler; an unnamed temporary goes with it, before and after finish().
+TEST(AtomicOutput, KilledProcessLeavesNothing) {
+  TempDir dir;
+  const int probe = ::open(dir.path.c_str(), O_TMPFILE | O_WRONLY, 0600);
+  if (probe < 0) GTEST_SKIP() << "this filesystem has no unnamed files (O_TMPFILE): named temporaries are used";
+  ::close(probe);
+  for (const bool finished : {false, true}) {
+    const fs::path target = dir.path / "out.txt";
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      AtomicOutput out(target.string());
+      out.write("partial");
+      if (finished) out.finish();
+      ::raise(SIGKILL);
+      ::_exit(0);  // not reached
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    EXPECT_EQ(entries(dir.path), 0) << (finished ? "after finish()" : "while writing");
+  }
 }
 
 TEST(AtomicOutput, FullDeviceFailsWithTheReason) {
@@ -191,7 +230,7 @@ TEST(AtomicOutput, DirectoryTargetIsRefusedUpFront) {
   EXPECT_THROW(AtomicOutput(dir.path.string()), UsageError);
 }
 
-TEST(AtomicOutput, FinishedOutputsReplaceTargetsOnlyAtCommit) {
+TEST_P(AtomicOutputTemporaries, FinishedOutputsReplaceTargetsOnlyAtCommit) {
   TempDir dir;
   const fs::path a = dir.path / "a", b = dir.path / "b";
   AtomicOutput out_a(a.string()), out_b(b.string());
