@@ -143,7 +143,7 @@ void DeviceReport::add(const DeviceReport& other) {
 }
 std::vector<DeviceReport> run_workers(
     const std::vector<WorkerGroup>& groups, TileQueue& queue, Progress* progress,
-    const std::function<double(std::size_t worker, const WorkTile&)>& score) {
+    const std::function<double(std::size_t worker, const WorkTile&)>& score, const std::function<bool()>& stop) {
   std::vector<std::size_t> group_of_worker;
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (unsigned w = 0; w < groups[g].workers; ++w) group_of_worker.push_back(g);
@@ -163,7 +163,7 @@ std::vector<DeviceReport> run_workers(
     const auto start = std::chrono::steady_clock::now();
     double first_take_at = -1;
     const bool gpu = groups[g].is_gpu();
-    while (true) {
+    while (!(stop && stop())) {
       const double remaining = queue.remaining_cost();
       if (!gpu && rates.cpu_worker_retires(g, remaining, queue.next_tile_cost())) break;
       const auto tile = gpu ? queue.take_cost(rates.gpu_take(g, remaining), groups[g].max_tiles_per_take) : queue.take(1);
@@ -183,6 +183,16 @@ std::vector<DeviceReport> run_workers(
     reports[g].add({"", cells, seconds, cpu, first_take_at, since_scoring_start(end)});
   });
   return reports;
+}
+
+void add_reports(std::vector<DeviceReport>& reports, const std::vector<DeviceReport>& more) {
+  for (const DeviceReport& report : more) {
+    auto same = std::find_if(reports.begin(), reports.end(), [&](const DeviceReport& r) { return r.name == report.name; });
+    if (same == reports.end())
+      reports.push_back(report);
+    else
+      same->add(report);
+  }
 }
 
 void log_worker_groups(const std::vector<WorkerGroup>& groups) {

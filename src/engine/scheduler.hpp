@@ -39,9 +39,14 @@ struct DeviceReport {
 
 // Hands out the queue's tiles to the workers of every group until it is empty. Workers are
 // numbered group by group from 0; score(worker, tile) does the work and returns the cells it
-// scored. With `progress`, advances it by the tiles of each take.
+// scored. With `progress`, advances it by the tiles of each take. With `stop`, a worker leaves as
+// soon as stop() is true before a take, and the tiles not taken stay in the queue (CPU workers that
+// start a run while its GPUs are still being set up leave the rest to them).
 std::vector<DeviceReport> run_workers(const std::vector<WorkerGroup>& groups, TileQueue& queue, Progress* progress,
-                                      const std::function<double(std::size_t worker, const WorkTile&)>& score);
+                                      const std::function<double(std::size_t worker, const WorkTile&)>& score,
+                                      const std::function<bool()>& stop = {});
+// Adds `more` to `reports`, device by device by name; a device new to `reports` is appended.
+void add_reports(std::vector<DeviceReport>& reports, const std::vector<DeviceReport>& more);
 
 // Logs one line naming the devices and their worker threads.
 void log_worker_groups(const std::vector<WorkerGroup>& groups);

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -93,16 +95,33 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, boo
 }
 
 // Every batch's strands matched on the run's devices (the hybrid scheduler hands out tiles of
-// queries); the device reports add up over the batches. The devices are made ready (the index
-// copied to each GPU) while the first batch is read.
+// queries); the device reports add up over the batches. The devices are set up (CUDA started, the
+// index copied to each GPU) on a thread of their own, which takes a second on some machines: with
+// `early_cpu`, tiles that come before they are ready are matched on the CPU with every thread, so
+// that a small job never waits for GPUs, and a large one's GPUs take over the rest of the batch
+// that is being matched when they are ready.
 class DeviceMatcher {
  public:
-  explicit DeviceMatcher(std::future<engine::Devices<kernels::MemKernel>> devices) : pending_(std::move(devices)) {}
+  DeviceMatcher(std::function<engine::Devices<kernels::MemKernel>()> plan,
+                std::unique_ptr<kernels::MemKernel> early_cpu, unsigned threads)
+      : early_cpu_(std::move(early_cpu)) {
+    if (early_cpu_) early_groups_ = engine::plan_worker_groups(engine::DeviceChoice::cpu, threads, early_cpu_->name(), {}, {}, {});
+    pending_ = std::async(std::launch::async, [this, plan = std::move(plan)] {
+      struct Ready {
+        std::atomic<bool>& flag;
+        ~Ready() { flag = true; }  // also when the set-up fails: its error comes from devices()
+      } ready{ready_};
+      return plan();
+    });
+  }
 
+  // Waits for the devices to be set up.
   engine::Devices<kernels::MemKernel>& devices() {
     if (pending_.valid()) devices_ = pending_.get();
     return devices_;
   }
+  // Whether GPUs match from now on (false while they are being set up).
+  bool gpus_match() { return ready_ && !devices().gpus.empty(); }
 
   // The matches of every strand, in pieces sorted by first strand.
   std::vector<kernels::StrandMatches> match(const BatchStrands& strands, std::size_t queries) {
@@ -110,20 +129,28 @@ class DeviceMatcher {
     engine::TileQueue queue(1, 1, queries, kQueriesPerTile);
     std::vector<kernels::StrandMatches> found;
     std::mutex found_mutex;
-    auto& devices = this->devices();
-    const auto reports = engine::run_workers(devices.groups, queue, nullptr, [&](std::size_t worker, const engine::WorkTile& tile) {
+    const auto find = [&](kernels::MemKernel& kernel, const engine::WorkTile& tile) {
       kernels::StrandMatches piece = take_spare();
       piece.first = tile.first_query * strands.per_query;
       const std::size_t count = tile.query_count * strands.per_query;
-      devices.kernel_of_worker[worker]->find(set, piece.first, count, piece);
+      kernel.find(set, piece.first, count, piece);
       const auto letters = static_cast<double>(set.starts[piece.first + count] - set.starts[piece.first]);
       std::lock_guard lock(found_mutex);
       found.push_back(std::move(piece));
       return letters;
-    });
-    if (reports_.empty()) reports_ = reports;
-    else
-      for (std::size_t g = 0; g < reports.size(); ++g) reports_[g].add(reports[g]);
+    };
+    if (early_cpu_ && !ready_)
+      engine::add_reports(reports_, engine::run_workers(
+                                        early_groups_, queue, nullptr,
+                                        [&](std::size_t, const engine::WorkTile& tile) { return find(*early_cpu_, tile); },
+                                        [&] { return ready_.load(); }));
+    if (queue.remaining_cost() > 0) {
+      auto& devices = this->devices();
+      engine::add_reports(reports_, engine::run_workers(devices.groups, queue, nullptr,
+                                                        [&](std::size_t worker, const engine::WorkTile& tile) {
+                                                          return find(*devices.kernel_of_worker[worker], tile);
+                                                        }));
+    }
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return found;
   }
@@ -150,6 +177,9 @@ class DeviceMatcher {
   }
 
   static constexpr std::size_t kQueriesPerTile = 128;
+  std::unique_ptr<kernels::MemKernel> early_cpu_;
+  std::vector<engine::WorkerGroup> early_groups_;
+  std::atomic<bool> ready_{false};
   std::future<engine::Devices<kernels::MemKernel>> pending_;
   engine::Devices<kernels::MemKernel> devices_;
   std::vector<engine::DeviceReport> reports_;
@@ -384,10 +414,9 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
   bool more = reader.next(flight[0].records, sizer.letters(), flight[0].unit), pending = false;
   if (more) make_strands(flight[0].records, options.strands, options.threads, false, flight[0].strands);
   read += clock.lap();
-  const bool overlap = !matcher.devices().gpus.empty();  // (GPUs match)
-  match += clock.lap();
   for (int now = 0; more || pending; now ^= 1) {
     BatchInFlight &current = flight[now], &previous = flight[now ^ 1];
+    const bool overlap = matcher.gpus_match();
     std::future<bool> ahead;
     std::future<std::vector<kernels::StrandMatches>> matching;
     if (more) {
@@ -470,7 +499,10 @@ void run_mem(const MemOptions& options) {
   const auto gpus_found = engine::start_gpu_enumeration(options.device);
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
   clock.lap();
-  DeviceMatcher matcher(std::async(std::launch::async, [&] { return plan_mem_devices(options, index); }));
+  // Without GPUs for certain, the CPU matches until they are ready (not with --device gpu: GPUs only).
+  const bool early_cpu = options.device == engine::DeviceChoice::automatic || options.device == engine::DeviceChoice::all;
+  DeviceMatcher matcher([&] { return plan_mem_devices(options, index); },
+                        early_cpu ? kernels::make_mem_cpu_kernel(index, options.params) : nullptr, options.threads);
   const SectionWriter writer(index.reference(),
                              {options.reference_names || index.reference().sequences() > 1,
                               index.reference().longest_name(), options.show_lengths, options.show_substrings,

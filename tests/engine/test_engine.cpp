@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -215,6 +217,39 @@ TEST(Scheduler, GpusOfOneModelShareEvenlyThoughOneStartsFirst) {
   EXPECT_DOUBLE_EQ(done, total);
   const double one_gpu = kOverhead + total / kRate, run = *std::max_element(modelled.begin(), modelled.end());
   EXPECT_LT(run, one_gpu / kGpus * 1.25 + kLateStart + 8 * kOverhead) << "4 GPUs " << run << " s, one " << one_gpu << " s";
+}
+
+// CPU workers that start while GPUs are set up leave when stop() turns true: the tiles they did not
+// take stay in the queue for the devices that follow, every tile is done exactly once, and the
+// two runs' reports add up device by device.
+TEST(Scheduler, WorkersThatStopLeaveTheRestInTheQueue) {
+  constexpr std::size_t kTiles = 500;
+  TileQueue queue(kTiles, 1, 1, 1);
+  std::vector<int> done(kTiles, 0);
+  std::atomic<int> taken{0};
+  const auto score = [&](std::size_t, const WorkTile& tile) {
+    for (std::size_t t = tile.first_target; t < tile.first_target + tile.target_count; ++t) ++done[t];
+    ++taken;
+    return static_cast<double>(tile.target_count);
+  };
+  std::mutex done_mutex;
+  const auto score_locked = [&](std::size_t w, const WorkTile& tile) {
+    std::lock_guard lock(done_mutex);
+    return score(w, tile);
+  };
+  std::vector<DeviceReport> reports =
+      run_workers({{"cpu", 3, 1, "cpu"}}, queue, nullptr, score_locked, [&] { return taken >= 100; });
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_GE(reports[0].cells, 100);
+  EXPECT_LE(reports[0].cells, 102);  // each worker may have passed the check once before the 100th
+  EXPECT_DOUBLE_EQ(queue.remaining_cost(), kTiles - reports[0].cells);
+
+  add_reports(reports, run_workers({{"gpu0", 1, 64, "H100"}, {"cpu", 1, 1, "cpu"}}, queue, nullptr, score_locked));
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].name, "cpu");
+  EXPECT_EQ(reports[1].name, "gpu0");
+  EXPECT_DOUBLE_EQ(reports[0].cells + reports[1].cells, static_cast<double>(kTiles));
+  EXPECT_EQ(std::count(done.begin(), done.end(), 1), static_cast<std::ptrdiff_t>(kTiles));
 }
 
 // A take by cost holds the most tiles within the budget (at least one), in the queue's order.
