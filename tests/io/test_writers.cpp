@@ -166,21 +166,29 @@ TEST(AtomicOutput, OwnDescriptorIsWrittenWhereItStands) {
   EXPECT_EQ(entries(dir.path), 1);
 }
 
-// A signal that ends the process (Ctrl-C, kill) removes the temporary first.
-TEST_P(AtomicOutputTemporaries, SignalRemovesTheTemporary) {
-  TempDir dir;
-  const fs::path target = dir.path / "out.txt";
+namespace {
+// Forks a child that writes `target` (and finishes it, if asked), then raises `signal`; returns the
+// signal that ended the child, 0 if it ended otherwise, -1 if it could not be run.
+int write_then_raise(const fs::path& target, int signal, bool finish) {
   const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
+  if (child < 0) return -1;
   if (child == 0) {
     AtomicOutput out(target.string());
     out.write("partial");
-    ::raise(SIGTERM);
+    if (finish) out.finish();
+    ::raise(signal);
     ::_exit(0);  // not reached
   }
   int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  if (::waitpid(child, &status, 0) != child) return -1;
+  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+}  // namespace
+
+// A signal that ends the process (Ctrl-C, kill) removes the temporary first.
+TEST_P(AtomicOutputTemporaries, SignalRemovesTheTemporary) {
+  TempDir dir;
+  EXPECT_EQ(write_then_raise(dir.path / "out.txt", SIGTERM, false), SIGTERM);
   EXPECT_EQ(entries(dir.path), 0);
 }
 
@@ -192,19 +200,7 @@ TEST(AtomicOutput, KilledProcessLeavesNothing) {
   if (probe < 0) GTEST_SKIP() << "this filesystem has no unnamed files (O_TMPFILE): named temporaries are used";
   ::close(probe);
   for (const bool finished : {false, true}) {
-    const fs::path target = dir.path / "out.txt";
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      AtomicOutput out(target.string());
-      out.write("partial");
-      if (finished) out.finish();
-      ::raise(SIGKILL);
-      ::_exit(0);  // not reached
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    EXPECT_EQ(write_then_raise(dir.path / "out.txt", SIGKILL, finished), SIGKILL);
     EXPECT_EQ(entries(dir.path), 0) << (finished ? "after finish()" : "while writing");
   }
 }
