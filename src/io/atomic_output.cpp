@@ -251,11 +251,11 @@ void AtomicOutput::commit() {
 // straight onto the target cannot replace an existing file.
 void AtomicOutput::name_unnamed_temporary() {
   const std::string proc_path = fmt::format("/proc/self/fd/{}", kept_fd_);
-  std::random_device random;
+  std::random_device entropy;
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string name = temp_pattern(target_path_);
     name.resize(name.size() - 6);
-    name += fmt::format("{:06x}", random() & 0xffffffu);
+    name += fmt::format("{:06x}", entropy() & 0xffffffu);
     if (::linkat(AT_FDCWD, proc_path.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
       temp_path_ = name;
       temp_slot_ = register_temporary(temp_path_);

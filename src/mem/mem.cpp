@@ -120,8 +120,9 @@ class DeviceMatcher {
     if (pending_.valid()) devices_ = pending_.get();
     return devices_;
   }
-  // Whether GPUs match from now on (false while they are being set up).
-  bool gpus_match() { return ready_ && !devices().gpus.empty(); }
+  // Whether GPUs match from now on: false while the CPU matches as they are set up; without that
+  // early CPU, waits for the devices.
+  bool gpus_match() { return (ready_ || !early_cpu_) && !devices().gpus.empty(); }
 
   // The matches of every strand, in pieces sorted by first strand.
   std::vector<kernels::StrandMatches> match(const BatchStrands& strands, std::size_t queries) {
