@@ -242,7 +242,6 @@ void AtomicOutput::commit() {
   if (!temp_path_.empty()) {
     if (std::rename(temp_path_.c_str(), target_path_.c_str()) != 0) fail(errno);
     unregister_temporary(temp_slot_);
-    temp_path_.clear();
   }
   committed_ = true;
 }

@@ -227,15 +227,12 @@ TEST(Scheduler, WorkersThatStopLeaveTheRestInTheQueue) {
   TileQueue queue(kTiles, 1, 1, 1);
   std::vector<int> done(kTiles, 0);
   std::atomic<int> taken{0};
-  const auto score = [&](std::size_t, const WorkTile& tile) {
+  std::mutex done_mutex;
+  const auto score_locked = [&](std::size_t, const WorkTile& tile) {
+    std::lock_guard lock(done_mutex);
     for (std::size_t t = tile.first_target; t < tile.first_target + tile.target_count; ++t) ++done[t];
     ++taken;
     return static_cast<double>(tile.target_count);
-  };
-  std::mutex done_mutex;
-  const auto score_locked = [&](std::size_t w, const WorkTile& tile) {
-    std::lock_guard lock(done_mutex);
-    return score(w, tile);
   };
   std::vector<DeviceReport> reports =
       run_workers({{"cpu", 3, 1, "cpu"}}, queue, nullptr, score_locked, [&] { return taken >= 100; });
