@@ -7,7 +7,8 @@
 # tests and bench/mem_gpu.sh; scale: papara (gut500 x SCALE_REPLICATE, 80) and search (SCALE_QUERIES,
 # 1000, x the Swiss-Prot-shaped database) on one GPU, on every GPU in one process (--device gpu
 # and auto) and under mpirun, one rank a GPU, SCALE_ROUNDS (2) rounds; map: the map GPU tests and bench/map_gpu.sh with MAP_BASES, MAP_PAIRS,
-# MAP_DEVICES and MAP_GENOMES; search-sprot: search on a Swiss-Prot-shaped database, SPROT_COUNT
+# MAP_DEVICES and MAP_GENOMES; start: small and large jobs of papara, search and mem on every
+# device (bench/device_start.sh); search-sprot: search on a Swiss-Prot-shaped database, SPROT_COUNT
 # sequences (570000), every device, SPROT_ROUNDS rounds (3), and with SPROT_MANY=N, N such queries
 # on the GPU; search: SEARCH_ROUNDS (3) rounds of gpu and auto on a pseudo-database). REPLICATE (20),
 # PROTEIN_COPIES (34000: 1e12 cells) and ROUNDS (3) size the end-to-end runs. parasail (the test oracle),
@@ -71,6 +72,7 @@ want search && targets+=(hyalign_bench_sw_gpu)
 want search-sprot && targets+=(hyalign_bench_sw_gpu hyalign_make_proteins)
 want scale && targets+=(hyalign_make_proteins)
 want map && targets+=(hyalign_map_eval)
+want start && targets+=(hyalign_make_proteins)
 cmake --build "$build" -j"$jobs" --target "${targets[@]}" 2>&1 |
   grep -E 'error|warning: .*(papara|sw)' ; [ -x "$build/hyalign" ] || { echo "build failed"; exit 1; }
 cuobjdump -sass "$build/src/CMakeFiles/hyalign_kernels.dir/kernels/cuda/sw_cuda.cu.o" >"$out/sw_cuda.sass" 2>&1
@@ -182,6 +184,14 @@ if want mem; then
   WORK=/tmp/memgpu bench/mem_gpu.sh "$build" "${MEM_BASES:-100000000}" "${MEM_READS:-10000000}" "${MEM_ROUNDS:-1}" |
     tee "$out/mem_gpu.txt"
   grep -q DIFFERENT "$out/mem_gpu.txt" && result[mem_same]=NO || result[mem_same]=yes
+fi
+
+if want start; then
+  log "the devices' start: small and large jobs of papara, search and mem on every device (bench/device_start.sh)"
+  "$build/tests/hyalign_tests" --gtest_filter='StartingDevices*:Scheduler*:Hybrid*' 2>&1 | grep -E '^\[  (PASSED|FAILED) |Failure'
+  result[start_unit]=${PIPESTATUS[0]}
+  WORK=/tmp/device_start bench/device_start.sh "$build" | tee "$out/device_start.txt"
+  grep -q DIFFERENT "$out/device_start.txt" && result[start_same]=NO || result[start_same]=yes
 fi
 
 if want map; then

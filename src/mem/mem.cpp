@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <condition_variable>
-#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -15,7 +13,7 @@
 #include "core/parallel.hpp"
 #include "dist/job.hpp"
 #include "dist/ordered_output.hpp"
-#include "engine/device_plan.hpp"
+#include "engine/device_start.hpp"
 #include "index/index_file.hpp"
 #include "io/atomic_output.hpp"
 #include "io/record_batches.hpp"
@@ -95,34 +93,14 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, boo
 }
 
 // Every batch's strands matched on the run's devices (the hybrid scheduler hands out tiles of
-// queries); the device reports add up over the batches. The devices are set up (CUDA started, the
-// index copied to each GPU) on a thread of their own, which takes a second on some machines: with
-// `early_cpu`, tiles that come before they are ready are matched on the CPU with every thread, so
-// that a small job never waits for GPUs, and a large one's GPUs take over the rest of the batch
-// that is being matched when they are ready.
+// queries; with --device auto or all the CPU matches while the GPUs start); the device reports add
+// up over the batches.
 class DeviceMatcher {
  public:
-  DeviceMatcher(std::function<engine::Devices<kernels::MemKernel>()> plan,
-                std::unique_ptr<kernels::MemKernel> early_cpu, unsigned threads)
-      : early_cpu_(std::move(early_cpu)) {
-    if (early_cpu_) early_groups_ = engine::plan_worker_groups(engine::DeviceChoice::cpu, threads, early_cpu_->name(), {}, {}, {});
-    pending_ = std::async(std::launch::async, [this, plan = std::move(plan)] {
-      struct Ready {
-        std::atomic<bool>& flag;
-        ~Ready() { flag = true; }  // also when the set-up fails: its error comes from devices()
-      } ready{ready_};
-      return plan();
-    });
-  }
+  explicit DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices) : devices_(devices) {}
 
-  // Waits for the devices to be set up.
-  engine::Devices<kernels::MemKernel>& devices() {
-    if (pending_.valid()) devices_ = pending_.get();
-    return devices_;
-  }
-  // Whether GPUs match from now on: false while the CPU matches as they are set up; without that
-  // early CPU, waits for the devices.
-  bool gpus_match() { return (ready_ || !early_cpu_) && !devices().gpus.empty(); }
+  // Whether GPUs match from now on: false while the CPU matches as they are set up.
+  bool gpus_match() { return devices_.gpus_work(); }
 
   // The matches of every strand, in pieces sorted by first strand.
   std::vector<kernels::StrandMatches> match(const BatchStrands& strands, std::size_t queries) {
@@ -130,7 +108,7 @@ class DeviceMatcher {
     engine::TileQueue queue(1, 1, queries, kQueriesPerTile);
     std::vector<kernels::StrandMatches> found;
     std::mutex found_mutex;
-    const auto find = [&](kernels::MemKernel& kernel, const engine::WorkTile& tile) {
+    const auto find = [&](kernels::MemKernel& kernel, std::size_t, const engine::WorkTile& tile) {
       kernels::StrandMatches piece = take_spare();
       piece.first = tile.first_query * strands.per_query;
       const std::size_t count = tile.query_count * strands.per_query;
@@ -140,18 +118,7 @@ class DeviceMatcher {
       found.push_back(std::move(piece));
       return letters;
     };
-    if (early_cpu_ && !ready_)
-      engine::add_reports(reports_, engine::run_workers(
-                                        early_groups_, queue, nullptr,
-                                        [&](std::size_t, const engine::WorkTile& tile) { return find(*early_cpu_, tile); },
-                                        [&] { return ready_.load(); }));
-    if (queue.remaining_cost() > 0) {
-      auto& devices = this->devices();
-      engine::add_reports(reports_, engine::run_workers(devices.groups, queue, nullptr,
-                                                        [&](std::size_t worker, const engine::WorkTile& tile) {
-                                                          return find(*devices.kernel_of_worker[worker], tile);
-                                                        }));
-    }
+    engine::add_reports(reports_, devices_.run(queue, nullptr, find, [](std::size_t) {}));
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return found;
   }
@@ -178,11 +145,7 @@ class DeviceMatcher {
   }
 
   static constexpr std::size_t kQueriesPerTile = 128;
-  std::unique_ptr<kernels::MemKernel> early_cpu_;
-  std::vector<engine::WorkerGroup> early_groups_;
-  std::atomic<bool> ready_{false};
-  std::future<engine::Devices<kernels::MemKernel>> pending_;
-  engine::Devices<kernels::MemKernel> devices_;
+  engine::StartingDevices<kernels::MemKernel>& devices_;
   std::vector<engine::DeviceReport> reports_;
   std::mutex spare_mutex_;
   std::vector<kernels::StrandMatches> spare_;
@@ -500,10 +463,10 @@ void run_mem(const MemOptions& options) {
   const auto gpus_found = engine::start_gpu_enumeration(options.device);
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
   clock.lap();
-  // Without GPUs for certain, the CPU matches until they are ready (not with --device gpu: GPUs only).
-  const bool early_cpu = options.device == engine::DeviceChoice::automatic || options.device == engine::DeviceChoice::all;
-  DeviceMatcher matcher([&] { return plan_mem_devices(options, index); },
-                        early_cpu ? kernels::make_mem_cpu_kernel(index, options.params) : nullptr, options.threads);
+  engine::StartingDevices<kernels::MemKernel> devices(options.device, options.threads,
+                                                      kernels::make_mem_cpu_kernel(index, options.params),
+                                                      [&] { return plan_mem_devices(options, index); });
+  DeviceMatcher matcher(devices);
   const SectionWriter writer(index.reference(),
                              {options.reference_names || index.reference().sequences() > 1,
                               index.reference().longest_name(), options.show_lengths, options.show_substrings,
@@ -524,7 +487,7 @@ void run_mem(const MemOptions& options) {
   log_info("matched {} queries ({} letters): {} matches ({:.3f} s); peak memory {:.0f} MiB", totals.queries,
            totals.letters, dist::summed(shares)[0], clock.lap(), peak_memory_mib());
   engine::log_device_reports(matcher.reports());
-  for (const auto& gpu : matcher.devices().gpus)
+  for (const auto& gpu : devices.devices().gpus)
     log_info("  {}: {:.2f} s in kernels and transfers", gpu->name(), gpu->device_seconds());
   dist::log_shares(shares, 1, "queries");
   out->commit();

@@ -1,11 +1,13 @@
 #include "papara/placement.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include "core/log.hpp"
 #include "core/parallel.hpp"
-#include "engine/device_plan.hpp"
+#include "engine/device_start.hpp"
 #include "kernels/cuda/papara_cuda.hpp"
 
 namespace hyalign::papara {
@@ -46,6 +48,41 @@ void merge_tables(const std::vector<std::optional<engine::BestHits>>& tables, en
   });
 }
 
+// Scores `queue`'s tiles: score(kernel, worker, tile); grow(workers) is called before workers run,
+// with the number of workers so far. An engine::StartingDevices run, or fixed devices.
+using ScoreTile = std::function<double(const kernels::PaparaKernel&, std::size_t worker, const engine::WorkTile&)>;
+using TileRunner = std::function<std::vector<engine::DeviceReport>(
+    engine::TileQueue&, Progress*, const ScoreTile&, const std::function<void(std::size_t workers)>& grow)>;
+
+// Every query against every target, on `workers` workers at most at a time.
+ScoringResult score_on(const TileRunner& run, std::size_t workers, const kernels::PaparaProblem& problem,
+                       std::size_t block_width, bool show_progress) {
+  const std::size_t queries = problem.queries->size();
+  engine::TileQueue queue(problem.targets.count, block_width, queries, query_chunk(problem, block_width, workers));
+  std::optional<Progress> progress;
+  if (show_progress) progress.emplace("scoring", queue.tile_count());
+
+  // Each worker folds its scores into its own table, made by the worker itself (in parallel, and
+  // not at all by one that scores nothing); the tables are merged with the tie rule at the end, so
+  // the result does not depend on which device scored which tile.
+  std::vector<std::optional<engine::BestHits>> tables;
+  std::vector<std::unique_ptr<kernels::PaparaBlockScorer>> scorers;
+  const auto score_tile = [&](const kernels::PaparaKernel& kernel, std::size_t w, const engine::WorkTile& tile) {
+    if (!scorers[w]) scorers[w] = kernel.make_scorer();
+    if (!tables[w]) tables[w].emplace(queries, 1);
+    scorers[w]->score_tile(tile, *tables[w]);
+    return tile_cells(problem, tile);
+  };
+  const auto grow = [&](std::size_t count) {
+    tables.resize(std::max(tables.size(), count));
+    scorers.resize(tables.size());
+  };
+  ScoringResult result{engine::BestHits(queries, 1), {}};
+  result.devices = run(queue, progress ? &*progress : nullptr, score_tile, grow);
+  merge_tables(tables, result.best, static_cast<unsigned>(std::max<std::size_t>(1, workers)));
+  return result;
+}
+
 }  // namespace
 
 ScoringResult score_all_targets(const std::vector<DeviceWorkers>& devices, const kernels::PaparaProblem& problem,
@@ -56,27 +93,14 @@ ScoringResult score_all_targets(const std::vector<DeviceWorkers>& devices, const
     groups.push_back({std::string(d.kernel->name()), d.workers, d.max_tiles_per_take, d.model});
     kernel_of_worker.insert(kernel_of_worker.end(), d.workers, d.kernel);
   }
-  const std::size_t queries = problem.queries->size();
-  engine::TileQueue queue(problem.targets.count, block_width, queries,
-                          query_chunk(problem, block_width, kernel_of_worker.size()));
-  std::optional<Progress> progress;
-  if (show_progress) progress.emplace("scoring", queue.tile_count());
-
-  // Each worker folds its scores into its own table, made by the worker itself (in parallel, and
-  // not at all by one that scores nothing); the tables are merged with the tie rule at the end, so
-  // the result does not depend on which device scored which tile.
-  std::vector<std::optional<engine::BestHits>> tables(kernel_of_worker.size());
-  std::vector<std::unique_ptr<kernels::PaparaBlockScorer>> scorers(kernel_of_worker.size());
-  const auto score_tile = [&](std::size_t w, const engine::WorkTile& tile) {
-    if (!scorers[w]) scorers[w] = kernel_of_worker[w]->make_scorer();
-    if (!tables[w]) tables[w].emplace(queries, 1);
-    scorers[w]->score_tile(tile, *tables[w]);
-    return tile_cells(problem, tile);
+  const TileRunner on_devices = [&](engine::TileQueue& queue, Progress* progress, const ScoreTile& score,
+                                    const std::function<void(std::size_t)>& grow) {
+    grow(kernel_of_worker.size());
+    return engine::run_workers(groups, queue, progress, [&](std::size_t w, const engine::WorkTile& tile) {
+      return score(*kernel_of_worker[w], w, tile);
+    });
   };
-  ScoringResult result{engine::BestHits(queries, 1), {}};
-  result.devices = engine::run_workers(groups, queue, progress ? &*progress : nullptr, score_tile);
-  merge_tables(tables, result.best, static_cast<unsigned>(kernel_of_worker.size()));
-  return result;
+  return score_on(on_devices, kernel_of_worker.size(), problem, block_width, show_progress);
 }
 
 std::vector<Placement> place_queries(const StateSequences& queries, const Alphabet& alphabet,
@@ -84,16 +108,19 @@ std::vector<Placement> place_queries(const StateSequences& queries, const Alphab
   const kernels::PaparaProblem problem{
       {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
       setup.scoring};
-  const auto devices = engine::plan_devices<kernels::PaparaKernel>(
-      setup.device, setup.threads, kernels::cuda::gpu_unsupported_reason(problem),
-      kernels::make_papara_cpu_kernel(setup.kernel, problem),
-      [&](int gpu) { return kernels::cuda::make_papara_gpu_kernel(gpu, problem); }, engine::WorkShape{});
-  std::vector<DeviceWorkers> workers;
-  for (std::size_t g = 0, w = 0; g < devices.groups.size(); w += devices.groups[g++].workers)
-    workers.push_back({devices.kernel_of_worker[w], devices.groups[g].workers, devices.groups[g].max_tiles_per_take,
-                       devices.groups[g].model});
-
-  const ScoringResult result = score_all_targets(workers, problem, devices.cpu->block_width(), true);
+  engine::StartingDevices<kernels::PaparaKernel> devices(
+      setup.device, setup.threads, kernels::make_papara_cpu_kernel(setup.kernel, problem), [&] {
+        return engine::plan_devices<kernels::PaparaKernel>(
+            setup.device, setup.threads, kernels::cuda::gpu_unsupported_reason(problem),
+            kernels::make_papara_cpu_kernel(setup.kernel, problem),
+            [&](int gpu) { return kernels::cuda::make_papara_gpu_kernel(gpu, problem); }, engine::WorkShape{});
+      });
+  const TileRunner starting = [&](engine::TileQueue& queue, Progress* progress, const ScoreTile& score,
+                                  const std::function<void(std::size_t)>& grow) {
+    return devices.run(queue, progress, score, grow);
+  };
+  const ScoringResult result =
+      score_on(starting, std::max(1u, setup.threads), problem, devices.cpu().block_width(), true);
   engine::log_device_reports(result.devices);
   std::vector<Placement> out(queries.size());
   for (std::size_t q = 0; q < queries.size(); ++q) {

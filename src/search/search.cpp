@@ -16,7 +16,7 @@
 #include "core/score_matrix.hpp"
 #include "dist/job.hpp"
 #include "dist/ordered_output.hpp"
-#include "engine/device_plan.hpp"
+#include "engine/device_start.hpp"
 #include "io/atomic_output.hpp"
 #include "io/blast_tabular.hpp"
 #include "io/coded_sequences.hpp"
@@ -79,13 +79,13 @@ std::future<bool> read_in_background(Read read) {
 
 // Where a run's wall time goes, for the log.
 struct StepSeconds {
-  double devices = 0;         // from the start to the devices ready: queries read, GPUs set up
+  double queries = 0;         // from the start to the first scoring: queries read (the GPUs start meanwhile)
   double reading_waited = 0;  // the database read while no scoring ran
   double scoring = 0, tracebacks = 0, writing = 0;
   void log() const {
-    log_info("steps: queries and devices {:.2f} s, database reading not overlapped {:.2f} s, scoring {:.2f} s, "
+    log_info("steps: queries {:.2f} s, database reading not overlapped {:.2f} s, scoring {:.2f} s, "
              "tracebacks {:.2f} s, writing {:.2f} s",
-             devices, reading_waited, scoring, tracebacks, writing);
+             queries, reading_waited, scoring, tracebacks, writing);
   }
 };
 
@@ -167,29 +167,36 @@ class RankChunks {
 // ---- Step 3: score every chunk of the database; step 4: reduce into the top hits ----
 class ChunkScorer {
  public:
-  ChunkScorer(engine::Devices<kernels::SwKernel>& devices, const CodedSequences& queries, TopHits& top,
+  ChunkScorer(engine::StartingDevices<kernels::SwKernel>& devices, const CodedSequences& queries, TopHits& top,
               unsigned threads)
-      : devices_(devices), queries_(queries), top_(top), threads_(threads), scorers_(devices.workers()),
-        buffers_(devices.workers()) {
-    for (const auto& g : devices.groups) reports_.push_back({g.name, 0, 0, 0});
-  }
+      : devices_(devices), queries_(queries), top_(top), threads_(threads) {}
 
   // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
   void score(const CodedSequences& chunk, std::size_t chunk_number) {
     const kernels::SwSequences targets = chunk.view();
-    for (const auto& g : devices_.gpus) g->set_targets(targets);
     engine::TileQueue queue(chunk.size(), block_width(), queries_.size(), 1, engine::TileOrder::target_blocks_outer);
     queue.set_block_costs(block_residues(chunk));
     Progress progress(fmt::format("scoring chunk {}", chunk_number), queue.tile_count());  // on a terminal only
-    const auto chunk_reports = engine::run_workers(
-        devices_.groups, queue, &progress,
-        [&](std::size_t w, const engine::WorkTile& tile) { return score_tile(w, tile, chunk, targets); });
-    for (std::size_t d = 0; d < reports_.size(); ++d) reports_[d].add(chunk_reports[d]);
+    const auto chunk_reports = devices_.run(
+        queue, &progress,
+        [&](kernels::SwKernel& kernel, std::size_t w, const engine::WorkTile& tile) {
+          return score_tile(kernel, w, tile, chunk, targets);
+        },
+        [&](std::size_t workers) {
+          scorers_.resize(std::max(scorers_.size(), workers));
+          buffers_.resize(scorers_.size());
+        },
+        [&] {
+          for (const auto& g : devices_.devices().gpus) g->set_targets(targets);
+        });
+    engine::add_reports(reports_, chunk_reports);
   }
-  std::size_t block_width() const { return devices_.cpu->lanes() * 32; }
+  // Whether GPUs score from now on (the CPU then has time to read the next chunk meanwhile).
+  bool gpus_score() { return devices_.gpus_work(); }
+  std::size_t block_width() { return devices_.cpu().lanes() * 32; }
   // The residues of each block of the chunk: the chunk is sorted by length, so a block of its last
   // sequences holds many times the work of one of its first.
-  std::vector<double> block_residues(const CodedSequences& chunk) const {
+  std::vector<double> block_residues(const CodedSequences& chunk) {
     std::vector<double> residues;
     for (std::size_t first = 0; first < chunk.size(); first += block_width()) {
       const std::size_t end = std::min(chunk.size(), first + block_width());
@@ -200,9 +207,9 @@ class ChunkScorer {
   const std::vector<engine::DeviceReport>& reports() const { return reports_; }
 
  private:
-  double score_tile(std::size_t w, const engine::WorkTile& tile, const CodedSequences& chunk,
-                    const kernels::SwSequences& targets) {
-    if (!scorers_[w]) scorers_[w] = devices_.kernel_of_worker[w]->make_scorer();
+  double score_tile(kernels::SwKernel& kernel, std::size_t w, const engine::WorkTile& tile,
+                    const CodedSequences& chunk, const kernels::SwSequences& targets) {
+    if (!scorers_[w]) scorers_[w] = kernel.make_scorer();
     std::vector<int>& scores = buffers_[w];
     scores.resize(tile.query_count * tile.target_count);
     scorers_[w]->score_tile(queries_.view(), targets, tile, scores.data());
@@ -218,7 +225,7 @@ class ChunkScorer {
            static_cast<double>(chunk.offsets[tile.first_target + tile.target_count] - chunk.offsets[tile.first_target]);
   }
 
-  engine::Devices<kernels::SwKernel>& devices_;
+  engine::StartingDevices<kernels::SwKernel>& devices_;
   const CodedSequences& queries_;
   TopHits& top_;
   const unsigned threads_;
@@ -343,16 +350,19 @@ struct ChunkWork {
   unsigned threads;
 };
 
-// Scores this rank's chunks of the database, `chunk` first once `first_chunk` has read it; with
-// `read_ahead`, the next chunk is read while one is scored. Returns what this rank scored.
+// Scores this rank's chunks of the database, `chunk` first once `first_chunk` has read it. While
+// GPUs score, the CPU has time to read the next chunk as one is scored (two chunks in memory then);
+// on the CPU alone chunks are read in turn, as reading would take cores from scoring. Returns what
+// this rank scored.
 DatabaseShare score_chunks(RankChunks& rank_chunks, CodedSequences& chunk, std::future<bool>& first_chunk,
-                           bool read_ahead, const ChunkWork& work, StepSeconds& steps) {
+                           const ChunkWork& work, StepSeconds& steps) {
   DatabaseShare mine;
   CodedSequences next_chunk;
   auto step_start = Clock::now();
   bool more = first_chunk.get();
   steps.reading_waited += seconds_since(step_start);
   for (; more; std::swap(chunk, next_chunk)) {
+    const bool read_ahead = work.scorer.gpus_score();
     std::future<bool> ahead;
     if (read_ahead) ahead = read_in_background([&] { return rank_chunks.next(next_chunk); });
     // Databases made by makedb come in this order already; other input is sorted here.
@@ -416,15 +426,15 @@ void run_search(const SearchOptions& o) {
   std::future<bool> first_chunk = read_in_background([&] { return rank_chunks.next(chunk); });
 
   const unsigned threads = std::max(1u, o.threads);
-  auto devices = plan_search_devices(o, scoring, threads);
+  engine::StartingDevices<kernels::SwKernel> devices(o.device, threads,
+                                                     kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel()),
+                                                     [&] { return plan_search_devices(o, scoring, threads); });
   TopHits top(queries.size(), o.top);
   ChunkScorer scorer(devices, queries, top, threads);
   StepSeconds steps;
-  steps.devices = seconds_since(start);
-  // With GPUs scoring, the CPU has time to read the next chunk while this one is scored (two chunks
-  // in memory then); CPU-only runs read chunks in turn, as reading would take cores from scoring.
-  DatabaseShare mine = score_chunks(rank_chunks, chunk, first_chunk, !devices.gpus.empty(),
-                                    {scorer, top, queries, scoring, o, threads}, steps);
+  steps.queries = seconds_since(start);
+  DatabaseShare mine =
+      score_chunks(rank_chunks, chunk, first_chunk, {scorer, top, queries, scoring, o, threads}, steps);
   if (mine.chunks_seen == 0) throw InputError(o.database, "no database sequences");
   mine.unknown = source->unknown_letters();
 

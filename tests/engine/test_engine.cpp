@@ -4,13 +4,18 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "engine/best_hits.hpp"
 #include "engine/device_plan.hpp"
+#include "engine/device_start.hpp"
 #include "engine/scheduler.hpp"
 
 using namespace hyalign::engine;
@@ -281,4 +286,111 @@ TEST(TileQueue, TakesByCostWithinTheBudget) {
   TileQueue empty(10, 1, 0, 1, TileOrder::target_blocks_outer);  // a rank with no queries
   EXPECT_DOUBLE_EQ(empty.remaining_cost(), 0);
   EXPECT_FALSE(empty.take_cost(1, 1000));
+}
+
+namespace {
+
+struct NamedKernel {
+  std::string label;
+  std::string_view name() const { return label; }
+};
+
+// Devices as engine::plan_devices would make them: one GPU worker taking up to 64 tiles.
+Devices<NamedKernel> one_gpu() {
+  Devices<NamedKernel> d;
+  d.cpu = std::make_unique<NamedKernel>(NamedKernel{"cpu"});
+  d.gpus.push_back(std::make_unique<NamedKernel>(NamedKernel{"gpu0"}));
+  d.groups = {{"gpu0", 1, 64, "H100"}};
+  d.kernel_of_worker = {d.gpus.front().get()};
+  return d;
+}
+
+}  // namespace
+
+// With --device auto, the CPU works with every thread while the devices are set up, and the
+// devices take the rest in hand once they are ready: every tile is done once, workers are numbered
+// across both stages (the early ones first), and the reports add up by device.
+TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
+  constexpr std::size_t kTiles = 500;
+  std::promise<void> gate;
+  StartingDevices<NamedKernel> devices(DeviceChoice::automatic, 3, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
+                                       [opened = gate.get_future().share()] {
+                                         opened.wait();
+                                         return one_gpu();
+                                       });
+  EXPECT_FALSE(devices.ready());
+  EXPECT_FALSE(devices.gpus_work());  // no waiting while the CPU may work
+  TileQueue queue(kTiles, 1, 1, 1);
+  std::vector<int> done(kTiles, 0);
+  std::vector<std::size_t> sizes;
+  std::atomic<int> early{0};
+  int before_devices = 0;
+  bool numbered_apart = true;
+  std::mutex mutex;
+  const auto score = [&](NamedKernel& kernel, std::size_t worker, const WorkTile& tile) {
+    {
+      std::lock_guard lock(mutex);
+      for (std::size_t t = tile.first_target; t < tile.first_target + tile.target_count; ++t) ++done[t];
+      numbered_apart = numbered_apart && (kernel.label == "cpu" ? worker < 3 : worker == 3);
+      if (kernel.label == "cpu" && ++early == 100) gate.set_value();
+    }
+    // An early tile after the gate ends once the devices are ready, so the CPU leaves work for them.
+    while (kernel.label == "cpu" && early >= 100 && !devices.ready()) std::this_thread::yield();
+    return static_cast<double>(tile.target_count);
+  };
+  const auto reports = devices.run(
+      queue, nullptr, score, [&](std::size_t workers) { sizes.push_back(workers); }, [&] { ++before_devices; });
+  EXPECT_EQ(std::count(done.begin(), done.end(), 1), static_cast<std::ptrdiff_t>(kTiles));
+  EXPECT_TRUE(numbered_apart);
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{3, 4}));
+  EXPECT_EQ(before_devices, 1);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].name, "cpu");
+  EXPECT_EQ(reports[1].name, "gpu0");
+  EXPECT_GE(reports[0].cells, 100);
+  EXPECT_LE(reports[0].cells, 103);  // each of the 3 workers may have taken one more
+  EXPECT_DOUBLE_EQ(reports[0].cells + reports[1].cells, static_cast<double>(kTiles));
+  EXPECT_TRUE(devices.ready());
+  EXPECT_TRUE(devices.gpus_work());
+
+  // The next queue goes to the devices alone, with the same numbers.
+  TileQueue next(kTiles, 1, 1, 1);
+  std::fill(done.begin(), done.end(), 0);
+  const auto later = devices.run(next, nullptr, score, [&](std::size_t workers) { sizes.push_back(workers); });
+  EXPECT_EQ(std::count(done.begin(), done.end(), 1), static_cast<std::ptrdiff_t>(kTiles));
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(later[0].name, "gpu0");
+  EXPECT_EQ(sizes.back(), 4u);
+  EXPECT_TRUE(numbered_apart);
+}
+
+// --device gpu never scores on the CPU: it waits for its devices; and an error of the set-up comes
+// out of the run that needs the devices.
+TEST(StartingDevices, GpuOnlyWaitsAndSetUpErrorsReachTheRun) {
+  std::atomic<bool> planned{false};
+  StartingDevices<NamedKernel> gpu_only(DeviceChoice::gpu, 4, std::make_unique<NamedKernel>(NamedKernel{"cpu"}), [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    planned = true;
+    return one_gpu();
+  });
+  TileQueue queue(100, 1, 1, 1);
+  bool cpu_scored = false;
+  const auto reports = gpu_only.run(
+      queue, nullptr,
+      [&](NamedKernel& kernel, std::size_t, const WorkTile& tile) {
+        cpu_scored = cpu_scored || kernel.label == "cpu" || !planned;
+        return static_cast<double>(tile.target_count);
+      },
+      [](std::size_t) {});
+  EXPECT_FALSE(cpu_scored);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_DOUBLE_EQ(reports[0].cells, 100);
+
+  StartingDevices<NamedKernel> failing(DeviceChoice::gpu, 4, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
+                                       []() -> Devices<NamedKernel> { throw std::runtime_error("no GPU today"); });
+  TileQueue more(100, 1, 1, 1);
+  EXPECT_THROW(failing.run(
+                   more, nullptr, [](NamedKernel&, std::size_t, const WorkTile&) { return 1.0; },
+                   [](std::size_t) {}),
+               std::runtime_error);
 }

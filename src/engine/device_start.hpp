@@ -1,0 +1,89 @@
+#pragma once
+// Devices that start while the work does. Setting a run's GPUs up (CUDA's start, a context and a
+// kernel on each GPU, an index copied to each) takes 0.3 s on one GPU and 1.4 s on four
+// (docs/performance.md), which is longer than a small job takes on the CPU. So the devices are
+// planned on a thread of their own, and with --device auto or all the CPU kernel works with every
+// thread until they are ready: a small job never waits for GPUs, and a large one's devices take the
+// rest of the work in hand once they are up. --device gpu waits for its GPUs (the CPU never scores
+// then), and --device cpu has nothing to wait for.
+#include <atomic>
+#include <functional>
+#include <future>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "engine/device_plan.hpp"
+#include "engine/scheduler.hpp"
+
+namespace hyalign::engine {
+
+template <class Kernel>
+class StartingDevices {
+ public:
+  // `plan` sets the devices up (engine::plan_devices with the tool's kernels). `cpu` is the CPU
+  // kernel the early workers use; its vector width is the one `plan`'s CPU kernel has.
+  StartingDevices(DeviceChoice choice, unsigned threads, std::unique_ptr<Kernel> cpu,
+                  std::function<Devices<Kernel>()> plan)
+      : cpu_(std::move(cpu)), early_(choice == DeviceChoice::automatic || choice == DeviceChoice::all) {
+    if (early_) early_groups_ = plan_worker_groups(DeviceChoice::cpu, threads, cpu_->name(), {}, {}, {});
+    pending_ = std::async(std::launch::async, [this, plan = std::move(plan)] {
+      struct Ready {
+        std::atomic<bool>& flag;
+        ~Ready() { flag = true; }  // also when the set-up fails: devices() rethrows its error
+      } ready{ready_};
+      return plan();
+    });
+  }
+
+  // The CPU kernel of the early workers (tiles are as wide as its vectors).
+  Kernel& cpu() { return *cpu_; }
+  // Waits for the devices to be set up; rethrows what the set-up threw.
+  Devices<Kernel>& devices() {
+    if (pending_.valid()) devices_ = pending_.get();
+    return devices_;
+  }
+  // Whether the devices are set up (devices() would not wait).
+  bool ready() const { return ready_; }
+  // Whether GPUs do the work from now on: false while the CPU works as they start.
+  bool gpus_work() { return (ready_ || !early_) && !devices().gpus.empty(); }
+
+  // Works through `queue`: on the CPU kernel with every thread while the devices start (auto and
+  // all), then on the devices. Workers are numbered across both stages, the early workers first,
+  // and keep their numbers from one call to the next; `grow(workers)` is called on the calling
+  // thread, while no worker runs, with the number of workers so far, to size per-worker state.
+  // `before_devices` runs before the devices take their first tile of this queue. Returns the
+  // reports of both stages, added up by device name.
+  std::vector<DeviceReport> run(TileQueue& queue, Progress* progress,
+                                const std::function<double(Kernel&, std::size_t worker, const WorkTile&)>& score,
+                                const std::function<void(std::size_t workers)>& grow,
+                                const std::function<void()>& before_devices = {}) {
+    std::vector<DeviceReport> reports;
+    const std::size_t early_workers = early_ ? early_groups_.front().workers : 0;
+    if (early_ && !ready_) {
+      grow(early_workers);
+      reports = run_workers(
+          early_groups_, queue, progress, [&](std::size_t w, const WorkTile& tile) { return score(*cpu_, w, tile); },
+          [&] { return ready_.load(); });
+    }
+    if (queue.remaining_cost() > 0) {
+      Devices<Kernel>& d = devices();
+      grow(early_workers + d.workers());
+      if (before_devices) before_devices();
+      add_reports(reports, run_workers(d.groups, queue, progress, [&](std::size_t w, const WorkTile& tile) {
+                    return score(*d.kernel_of_worker[w], early_workers + w, tile);
+                  }));
+    }
+    return reports;
+  }
+
+ private:
+  std::unique_ptr<Kernel> cpu_;
+  const bool early_;
+  std::vector<WorkerGroup> early_groups_;
+  std::atomic<bool> ready_{false};
+  std::future<Devices<Kernel>> pending_;
+  Devices<Kernel> devices_;
+};
+
+}  // namespace hyalign::engine
