@@ -48,24 +48,28 @@ struct Devices {
 };
 
 // Sets up the devices of one run and logs them: the notice when GPUs are left out, then the
-// workers of each device.
+// workers of each device. Once `cancelled()` is true (the run ended before its GPUs were needed),
+// no further GPU kernel is made.
 template <class Kernel>
 Devices<Kernel> plan_devices(DeviceChoice choice, unsigned threads, const std::string& gpu_unsupported_reason,
                              std::unique_ptr<Kernel> cpu_kernel,
                              const std::function<std::unique_ptr<Kernel>(int gpu)>& make_gpu_kernel,
-                             const WorkShape& shape) {
+                             const WorkShape& shape, const std::function<bool()>& cancelled = {}) {
   Devices<Kernel> d;
   d.cpu = std::move(cpu_kernel);
   const GpuSelection selection = select_gpus(choice, gpu_unsupported_reason);
   if (!selection.notice.empty()) log_info("notice: scoring on the CPU only: {}", selection.notice);
+  std::vector<GpuInfo> made;
   std::vector<std::string> gpu_names;
   for (const GpuInfo& gpu : selection.gpus) {
+    if (cancelled && cancelled()) break;
     Stopwatch set_up;
     d.gpus.push_back(make_gpu_kernel(gpu.index));
+    made.push_back(gpu);
     gpu_names.emplace_back(d.gpus.back()->name());
     log_info("{}: kernel set up in {:.2f} s", gpu_names.back(), set_up.lap());
   }
-  d.groups = plan_worker_groups(choice, threads, d.cpu->name(), selection.gpus, gpu_names, shape);
+  d.groups = plan_worker_groups(choice, threads, d.cpu->name(), made, gpu_names, shape);
   const bool cpu_scores = d.groups.size() > d.gpus.size();
   if (cpu_scores) d.kernel_of_worker.assign(d.groups.front().workers, d.cpu.get());
   for (auto& gpu : d.gpus) d.kernel_of_worker.push_back(gpu.get());

@@ -6,6 +6,7 @@
 // thread until they are ready: a small job never waits for GPUs, and a large one's devices take the
 // rest of the work in hand once they are up. --device gpu waits for its GPUs (the CPU never scores
 // then), and --device cpu has nothing to wait for.
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <future>
@@ -21,20 +22,31 @@ namespace hyalign::engine {
 template <class Kernel>
 class StartingDevices {
  public:
-  // `plan` sets the devices up (engine::plan_devices with the tool's kernels). `cpu` is the CPU
-  // kernel the early workers use; its vector width is the one `plan`'s CPU kernel has.
-  StartingDevices(DeviceChoice choice, unsigned threads, std::unique_ptr<Kernel> cpu,
-                  std::function<Devices<Kernel>()> plan)
+  // The set-up: engine::plan_devices with the tool's kernels and `cancelled`.
+  using Plan = std::function<Devices<Kernel>(const std::function<bool()>& cancelled)>;
+
+  // `cpu` is the CPU kernel the early workers use; its vector width is the one `plan`'s CPU kernel
+  // has. The early workers leave a core to the set-up, whose CUDA start is CPU work too: starved by
+  // a worker on every core, it took 1.3 s instead of 0.3 on a 16-core H100 machine.
+  StartingDevices(DeviceChoice choice, unsigned threads, std::unique_ptr<Kernel> cpu, Plan plan)
       : cpu_(std::move(cpu)), early_(choice == DeviceChoice::automatic || choice == DeviceChoice::all) {
-    if (early_) early_groups_ = plan_worker_groups(DeviceChoice::cpu, threads, cpu_->name(), {}, {}, {});
+    if (early_) {
+      early_groups_ = plan_worker_groups(DeviceChoice::cpu, std::max(2u, threads) - 1, cpu_->name(), {}, {}, {});
+      early_groups_.front().takes_from_end = true;  // a tile taken just before they are ready delays them
+    }
     pending_ = std::async(std::launch::async, [this, plan = std::move(plan)] {
       struct Ready {
         std::atomic<bool>& flag;
         ~Ready() { flag = true; }  // also when the set-up fails: devices() rethrows its error
       } ready{ready_};
-      return plan();
+      return plan([this] { return cancelled_.load(); });
     });
   }
+  // A run that ends before its devices are ready makes no further GPU kernel (an index copied to
+  // a GPU that will not be used), so the process ends sooner; CUDA's own start cannot be cut short.
+  ~StartingDevices() { cancelled_ = true; }
+  StartingDevices(const StartingDevices&) = delete;
+  StartingDevices& operator=(const StartingDevices&) = delete;
 
   // The CPU kernel of the early workers (tiles are as wide as its vectors).
   Kernel& cpu() { return *cpu_; }
@@ -81,7 +93,7 @@ class StartingDevices {
   std::unique_ptr<Kernel> cpu_;
   const bool early_;
   std::vector<WorkerGroup> early_groups_;
-  std::atomic<bool> ready_{false};
+  std::atomic<bool> ready_{false}, cancelled_{false};
   std::future<Devices<Kernel>> pending_;
   Devices<Kernel> devices_;
 };

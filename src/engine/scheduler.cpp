@@ -166,7 +166,9 @@ std::vector<DeviceReport> run_workers(
     while (!(stop && stop())) {
       const double remaining = queue.remaining_cost();
       if (!gpu && rates.cpu_worker_retires(g, remaining, queue.next_tile_cost())) break;
-      const auto tile = gpu ? queue.take_cost(rates.gpu_take(g, remaining), groups[g].max_tiles_per_take) : queue.take(1);
+      const auto tile = gpu                        ? queue.take_cost(rates.gpu_take(g, remaining), groups[g].max_tiles_per_take)
+                        : groups[g].takes_from_end ? queue.take_last()
+                                                   : queue.take(1);
       if (!tile) break;
       const double work = queue.cost_of(*tile);
       if (gpu) rates.holds(g, work);

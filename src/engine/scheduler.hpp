@@ -23,6 +23,9 @@ struct WorkerGroup {
   // time, and a rate measured on a small or first take (launch overhead, a context starting) would
   // give one GPU most of the work and the others little. Empty: a model of its own.
   std::string model;
+  // CPU workers that take the queue's last tiles (the cheapest, in a database sorted longest first):
+  // those that start while GPUs are set up, and must hand over soon.
+  bool takes_from_end = false;
   bool is_gpu() const { return max_tiles_per_take > 1; }
 };
 

@@ -46,10 +46,19 @@ class TileQueue {
     std::lock_guard lock(mutex_);
     return take_locked(max_tiles);
   }
+  // The last tile not handed out, or nothing once drained. A database sorted longest first has
+  // its cheapest tiles there: CPU workers that must soon hand over to GPUs take those.
+  std::optional<WorkTile> take_last() {
+    std::lock_guard lock(mutex_);
+    if (next_ >= end_) return std::nullopt;
+    --end_;
+    const std::size_t inner = targets_outer_ ? chunks_ : blocks_;
+    return rectangle(end_ / inner, end_ % inner, 1, 1);
+  }
   // As take(), the tiles that cost at most `budget` from here (at least one).
   std::optional<WorkTile> take_cost(double budget, std::size_t max_tiles) {
     std::lock_guard lock(mutex_);
-    std::size_t low = 1, high = std::min(max_tiles, tile_count() - std::min(next_, tile_count()));
+    std::size_t low = 1, high = std::min(max_tiles, end_ - std::min(next_, end_));
     const double done = cost_before(next_);
     while (low < high) {  // the most tiles within the budget
       const std::size_t mid = (low + high + 1) / 2;
@@ -60,12 +69,12 @@ class TileQueue {
   }
   double remaining_cost() {
     std::lock_guard lock(mutex_);
-    return total_cost() - cost_before(std::min(next_, tile_count()));
+    return cost_before(end_) - cost_before(std::min(next_, end_));
   }
   double total_cost() const { return cost_before(tile_count()); }
   double next_tile_cost() {
     std::lock_guard lock(mutex_);
-    return next_ < tile_count() ? cost_before(next_ + 1) - cost_before(next_) : 0.0;
+    return next_ < end_ ? cost_before(next_ + 1) - cost_before(next_) : 0.0;
   }
   double cost_of(const WorkTile& tile) const {
     const std::size_t first = tile.first_target / width_, end = (tile.first_target + tile.target_count + width_ - 1) / width_;
@@ -97,16 +106,20 @@ class TileQueue {
     return blocks_cost(0, blocks_) * static_cast<double>(rows) + blocks_cost(0, rest);
   }
   std::optional<WorkTile> take_locked(std::size_t max_tiles) {
-    if (next_ >= blocks_ * chunks_) return std::nullopt;
-    max_tiles = std::max<std::size_t>(1, max_tiles);
-    const std::size_t inner = targets_outer_ ? chunks_ : blocks_, outer = targets_outer_ ? blocks_ : chunks_;
+    if (next_ >= end_) return std::nullopt;
+    max_tiles = std::min(std::max<std::size_t>(1, max_tiles), end_ - next_);
+    const std::size_t inner = targets_outer_ ? chunks_ : blocks_;
     const std::size_t row = next_ / inner, column = next_ % inner;
     std::size_t columns = std::min(max_tiles, inner - column), rows = 1;
     if (column == 0 && max_tiles >= 2 * inner) {
-      rows = std::min(max_tiles / inner, outer - row);
+      rows = max_tiles / inner;  // whole rows before end_ (tiles taken from the end leave a row's end)
       columns = inner;
     }
     next_ += columns * rows;
+    return rectangle(row, column, rows, columns);
+  }
+  // The tiles of `rows` rows from `row` by `columns` columns from `column`, in the queue's order.
+  WorkTile rectangle(std::size_t row, std::size_t column, std::size_t rows, std::size_t columns) const {
     const std::size_t block = targets_outer_ ? row : column, block_count = targets_outer_ ? rows : columns;
     const std::size_t chunk = targets_outer_ ? column : row, chunk_count = targets_outer_ ? columns : rows;
     WorkTile tile;
@@ -121,7 +134,7 @@ class TileQueue {
   const bool targets_outer_;
   std::vector<double> block_cost_prefix_;  // empty: every block costs 1
   std::mutex mutex_;
-  std::size_t next_ = 0;
+  std::size_t next_ = 0, end_ = blocks_ * chunks_;  // tiles [next_, end_) are still to hand out
 };
 
 }  // namespace hyalign::engine

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <condition_variable>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -435,7 +436,8 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
 // each GPU's host side) are the ones everything waits for, so no CPU worker matches beside a GPU
 // (on the H100 benchmark, 8 CPU workers beside it made --device auto take 1.43x as long as the
 // GPU alone); a GPU that fails hands its work to all the cores.
-engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, const index::SuffixIndex& index) {
+engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, const index::SuffixIndex& index,
+                                                     const std::function<bool()>& cancelled) {
   Stopwatch clock;
   engine::WorkShape shape;
   shape.cpu_share_beside_gpus = 0;
@@ -445,7 +447,7 @@ engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, 
       [&](int gpu) {
         return kernels::make_mem_kernel_with_fallback(gpu, index, options.params, options.gpu_memory, options.threads);
       },
-      shape);
+      shape, cancelled);
   if (!devices.gpus.empty()) log_info("devices ready ({:.2f} s: the index copied to each GPU)", clock.lap());
   return devices;
 }
@@ -465,7 +467,7 @@ void run_mem(const MemOptions& options) {
   clock.lap();
   engine::StartingDevices<kernels::MemKernel> devices(options.device, options.threads,
                                                       kernels::make_mem_cpu_kernel(index, options.params),
-                                                      [&] { return plan_mem_devices(options, index); });
+                                                      [&](const auto& cancelled) { return plan_mem_devices(options, index, cancelled); });
   DeviceMatcher matcher(devices);
   const SectionWriter writer(index.reference(),
                              {options.reference_names || index.reference().sequences() > 1,
@@ -487,7 +489,8 @@ void run_mem(const MemOptions& options) {
   log_info("matched {} queries ({} letters): {} matches ({:.3f} s); peak memory {:.0f} MiB", totals.queries,
            totals.letters, dist::summed(shares)[0], clock.lap(), peak_memory_mib());
   engine::log_device_reports(matcher.reports());
-  for (const auto& gpu : devices.devices().gpus)
+  if (devices.ready())  // else no GPU took part, and none is waited for
+    for (const auto& gpu : devices.devices().gpus)
     log_info("  {}: {:.2f} s in kernels and transfers", gpu->name(), gpu->device_seconds());
   dist::log_shares(shares, 1, "queries");
   out->commit();

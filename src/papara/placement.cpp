@@ -109,11 +109,13 @@ std::vector<Placement> place_queries(const StateSequences& queries, const Alphab
       {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
       setup.scoring};
   engine::StartingDevices<kernels::PaparaKernel> devices(
-      setup.device, setup.threads, kernels::make_papara_cpu_kernel(setup.kernel, problem), [&] {
+      setup.device, setup.threads, kernels::make_papara_cpu_kernel(setup.kernel, problem),
+      [&](const std::function<bool()>& cancelled) {
         return engine::plan_devices<kernels::PaparaKernel>(
             setup.device, setup.threads, kernels::cuda::gpu_unsupported_reason(problem),
             kernels::make_papara_cpu_kernel(setup.kernel, problem),
-            [&](int gpu) { return kernels::cuda::make_papara_gpu_kernel(gpu, problem); }, engine::WorkShape{});
+            [&](int gpu) { return kernels::cuda::make_papara_gpu_kernel(gpu, problem); }, engine::WorkShape{},
+            cancelled);
       });
   const TileRunner starting = [&](engine::TileQueue& queue, Progress* progress, const ScoreTile& score,
                                   const std::function<void(std::size_t)>& grow) {

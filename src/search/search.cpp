@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <numeric>
 #include <optional>
@@ -330,14 +331,14 @@ std::vector<dist::RankShare> write_in_units(std::optional<AtomicOutput>& out, co
 // cells and made scoring 1.3-1.4x as long (the GPU's host side and small first takes wait on
 // them); --device all still puts every core to work.
 engine::Devices<kernels::SwKernel> plan_search_devices(const SearchOptions& o, const Scoring& scoring,
-                                                       unsigned threads) {
+                                                       unsigned threads, const std::function<bool()>& cancelled) {
   auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel());
   const std::size_t block = cpu_kernel->lanes() * 32;
   engine::WorkShape shape{std::max<std::size_t>(1, (std::size_t{1} << 28) / block), block * sizeof(int)};
   if (o.device == engine::DeviceChoice::automatic) shape.cpu_share_beside_gpus = 0;
   return engine::plan_devices<kernels::SwKernel>(
       o.device, threads, kernels::cuda::sw_gpu_unsupported_reason(scoring.kernel()), std::move(cpu_kernel),
-      [&](int gpu) { return kernels::cuda::make_sw_gpu_kernel(gpu, scoring.kernel(), threads); }, shape);
+      [&](int gpu) { return kernels::cuda::make_sw_gpu_kernel(gpu, scoring.kernel(), threads); }, shape, cancelled);
 }
 
 // What scores a chunk of the database and aligns its top hits.
@@ -428,7 +429,7 @@ void run_search(const SearchOptions& o) {
   const unsigned threads = std::max(1u, o.threads);
   engine::StartingDevices<kernels::SwKernel> devices(o.device, threads,
                                                      kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel()),
-                                                     [&] { return plan_search_devices(o, scoring, threads); });
+                                                     [&](const auto& cancelled) { return plan_search_devices(o, scoring, threads, cancelled); });
   TopHits top(queries.size(), o.top);
   ChunkScorer scorer(devices, queries, top, threads);
   StepSeconds steps;

@@ -314,7 +314,7 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
   constexpr std::size_t kTiles = 500;
   std::promise<void> gate;
   StartingDevices<NamedKernel> devices(DeviceChoice::automatic, 3, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
-                                       [opened = gate.get_future().share()] {
+                                       [opened = gate.get_future().share()](const auto&) {
                                          opened.wait();
                                          return one_gpu();
                                        });
@@ -331,7 +331,7 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
     {
       std::lock_guard lock(mutex);
       for (std::size_t t = tile.first_target; t < tile.first_target + tile.target_count; ++t) ++done[t];
-      numbered_apart = numbered_apart && (kernel.label == "cpu" ? worker < 3 : worker == 3);
+      numbered_apart = numbered_apart && (kernel.label == "cpu" ? worker < 2 : worker == 2);
       if (kernel.label == "cpu" && ++early == 100) gate.set_value();
     }
     // An early tile after the gate ends once the devices are ready, so the CPU leaves work for them.
@@ -342,13 +342,13 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
       queue, nullptr, score, [&](std::size_t workers) { sizes.push_back(workers); }, [&] { ++before_devices; });
   EXPECT_EQ(std::count(done.begin(), done.end(), 1), static_cast<std::ptrdiff_t>(kTiles));
   EXPECT_TRUE(numbered_apart);
-  EXPECT_EQ(sizes, (std::vector<std::size_t>{3, 4}));
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{2, 3}));  // 3 threads: 2 early workers, a core left to the set-up
   EXPECT_EQ(before_devices, 1);
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0].name, "cpu");
   EXPECT_EQ(reports[1].name, "gpu0");
   EXPECT_GE(reports[0].cells, 100);
-  EXPECT_LE(reports[0].cells, 103);  // each of the 3 workers may have taken one more
+  EXPECT_LE(reports[0].cells, 102);  // each early worker may have taken one more
   EXPECT_DOUBLE_EQ(reports[0].cells + reports[1].cells, static_cast<double>(kTiles));
   EXPECT_TRUE(devices.ready());
   EXPECT_TRUE(devices.gpus_work());
@@ -360,7 +360,7 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
   EXPECT_EQ(std::count(done.begin(), done.end(), 1), static_cast<std::ptrdiff_t>(kTiles));
   ASSERT_EQ(later.size(), 1u);
   EXPECT_EQ(later[0].name, "gpu0");
-  EXPECT_EQ(sizes.back(), 4u);
+  EXPECT_EQ(sizes.back(), 3u);
   EXPECT_TRUE(numbered_apart);
 }
 
@@ -368,7 +368,8 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
 // out of the run that needs the devices.
 TEST(StartingDevices, GpuOnlyWaitsAndSetUpErrorsReachTheRun) {
   std::atomic<bool> planned{false};
-  StartingDevices<NamedKernel> gpu_only(DeviceChoice::gpu, 4, std::make_unique<NamedKernel>(NamedKernel{"cpu"}), [&] {
+  StartingDevices<NamedKernel> gpu_only(DeviceChoice::gpu, 4, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
+                                        [&](const auto&) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     planned = true;
     return one_gpu();
@@ -387,10 +388,63 @@ TEST(StartingDevices, GpuOnlyWaitsAndSetUpErrorsReachTheRun) {
   EXPECT_DOUBLE_EQ(reports[0].cells, 100);
 
   StartingDevices<NamedKernel> failing(DeviceChoice::gpu, 4, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
-                                       []() -> Devices<NamedKernel> { throw std::runtime_error("no GPU today"); });
+                                       [](const auto&) -> Devices<NamedKernel> { throw std::runtime_error("no GPU today"); });
   TileQueue more(100, 1, 1, 1);
   EXPECT_THROW(failing.run(
                    more, nullptr, [](NamedKernel&, std::size_t, const WorkTile&) { return 1.0; },
                    [](std::size_t) {}),
                std::runtime_error);
+}
+
+// A run that ends before its devices are ready tells the set-up, which makes no further GPU kernel.
+TEST(StartingDevices, ARunThatEndsFirstCancelsTheSetUp) {
+  std::atomic<bool> saw_cancel{false};
+  {
+    StartingDevices<NamedKernel> devices(DeviceChoice::automatic, 2, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
+                                         [&](const std::function<bool()>& cancelled) {
+                                           while (!cancelled()) std::this_thread::yield();
+                                           saw_cancel = true;
+                                           return one_gpu();
+                                         });
+    TileQueue queue(50, 1, 1, 1);
+    const auto reports = devices.run(
+        queue, nullptr, [](NamedKernel&, std::size_t, const WorkTile& tile) { return double(tile.target_count); },
+        [](std::size_t) {});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].name, "cpu");
+    EXPECT_FALSE(devices.ready());
+  }
+  EXPECT_TRUE(saw_cancel);
+}
+
+// Tiles taken from the end (early CPU workers) and from the front, in rectangles or one at a time,
+// cover the grid exactly once in either order, and the remaining cost counts what is left between.
+TEST(TileQueue, TakesFromBothEndsCoverTheGridOnce) {
+  std::mt19937 rng(11);
+  for (const TileOrder order : {TileOrder::query_chunks_outer, TileOrder::target_blocks_outer}) {
+    for (int round = 0; round < 50; ++round) {
+      const std::size_t targets = 1 + rng() % 40, width = 1 + rng() % 5, queries = 1 + rng() % 30,
+                        chunk = 1 + rng() % 4;
+      TileQueue queue(targets, width, queries, chunk, order);
+      std::vector<double> costs((targets + width - 1) / width);
+      for (double& c : costs) c = 1 + rng() % 9;
+      queue.set_block_costs(costs);
+      std::vector<int> covered(targets * queries, 0);
+      double taken_cost = 0;
+      for (;;) {
+        const auto tile = rng() % 3 == 0 ? queue.take_last()
+                          : rng() % 2    ? queue.take(1 + rng() % 12)
+                                         : queue.take_cost(static_cast<double>(rng() % 40), 1 + rng() % 12);
+        if (!tile) break;
+        taken_cost += queue.cost_of(*tile);
+        for (std::size_t q = tile->first_query; q < tile->first_query + tile->query_count; ++q)
+          for (std::size_t t = tile->first_target; t < tile->first_target + tile->target_count; ++t)
+            ++covered[q * targets + t];
+        EXPECT_NEAR(queue.remaining_cost(), queue.total_cost() - taken_cost, 1e-9);
+      }
+      EXPECT_EQ(std::count(covered.begin(), covered.end(), 1), static_cast<std::ptrdiff_t>(covered.size()));
+      EXPECT_FALSE(queue.take_last().has_value());
+      EXPECT_DOUBLE_EQ(queue.remaining_cost(), 0);
+    }
+  }
 }
