@@ -24,17 +24,20 @@ queries20=$repo/tests/data/sw/queries20.fasta
 declare -A job=(
   [papara_gut500x1]="papara -t $papara_data/ref.unrooted.nwk -s $papara_data/ref.phy -q gut500x1.fasta"
   [papara_gut500x20]="papara -t $papara_data/ref.unrooted.nwk -s $papara_data/ref.phy -q gut500x20.fasta"
+  [search_1x20k]="search -q query1.fasta -d proteins20k.fasta"
   [search_20x2k]="search -q $queries20 -d proteins2k.fasta"
   [search_20x200k]="search -q $queries20 -d proteins200k.hdb"
   [mem_10k]="mem -maxmatch -l 20 -b genome.hymi reads10k.fa"
   [mem_1m]="mem -mumreference -l 20 -b genome.hymi reads1m.fa"
 )
-order=(papara_gut500x1 papara_gut500x20 search_20x2k search_20x200k mem_10k mem_1m)
+order=(papara_gut500x1 papara_gut500x20 search_1x20k search_20x2k search_20x200k mem_10k mem_1m)
 wanted=(${JOBS:-${order[@]}})
 
 start=$EPOCHREALTIME
 for n in 1 20; do [ -s gut500x$n.fasta ] || replicate "$papara_data/gut500.fasta" $n >gut500x$n.fasta; done
 [ -s proteins2k.fasta ] || "$build/bench/hyalign_make_proteins" 2000 3 >proteins2k.fasta
+[ -s proteins20k.fasta ] || "$build/bench/hyalign_make_proteins" 20000 5 >proteins20k.fasta
+[ -s query1.fasta ] || awk '/^>/ { n++ } n == 1' "$queries20" >query1.fasta
 [ -s proteins200k.hdb ] || { "$build/bench/hyalign_make_proteins" 200000 4 >proteins200k.fasta &&
   "$build/hyalign" search makedb -i proteins200k.fasta -o proteins200k.hdb 2>/dev/null; }
 [ -s genome.fa ] || "$build/bench/hyalign_make_genome" 20000000 24 1 >genome.fa
@@ -59,7 +62,7 @@ for name in "${wanted[@]}"; do
   for d in $devices; do cmp -s "out_${name}_cpu" "out_${name}_$d" || same="$d DIFFERENT"; done
   printf '%-18s' "$name"; for d in $devices; do printf ' %8s' "${best[$d]}"; done
   printf ' %10s %10s  %s\n' "$(ratio "${best[auto]:-}" "${best[cpu]:-}")" "$(ratio "${best[auto]:-}" "${best[gpu]:-}")" "$same"
-  grep -hE 'devices ready|kernel set up|% of the cells|steps' "log_${name}_auto" | sed 's/^[^ ]* [^ ]* */    auto: /' || true
+  grep -hE 'devices ready|kernel set up|% of the cells|steps' "log_${name}_auto" | sed 's/^ */    auto: /' || true
   unset best
   rm -f out_"${name}"_*
 done

@@ -175,8 +175,9 @@ class ChunkScorer {
   // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
   void score(const CodedSequences& chunk, std::size_t chunk_number) {
     const kernels::SwSequences targets = chunk.view();
-    engine::TileQueue queue(chunk.size(), block_width(), queries_.size(), 1, engine::TileOrder::target_blocks_outer);
-    queue.set_block_costs(block_residues(chunk));
+    const std::size_t width = block_width(chunk.size());
+    engine::TileQueue queue(chunk.size(), width, queries_.size(), 1, engine::TileOrder::target_blocks_outer);
+    queue.set_block_costs(block_residues(chunk, width));
     Progress progress(fmt::format("scoring chunk {}", chunk_number), queue.tile_count());  // on a terminal only
     const auto chunk_reports = devices_.run(
         queue, &progress,
@@ -194,20 +195,30 @@ class ChunkScorer {
   }
   // Whether GPUs score from now on (the CPU then has time to read the next chunk meanwhile).
   bool gpus_score() { return devices_.gpus_work(); }
-  std::size_t block_width() { return devices_.cpu().lanes() * 32; }
+  const std::vector<engine::DeviceReport>& reports() const { return reports_; }
+
+ private:
+  // Blocks of 32 vectors of targets, or fewer where a small chunk would give too few tiles to keep
+  // every thread busy to the end: 20 queries against 2,000 sequences made 20 tiles for 16 threads
+  // (two tiles' time for 1.25 tiles of work each), one query against 20,000 sequences 10 tiles.
+  std::size_t block_width(std::size_t targets) {
+    constexpr std::size_t kVectorsPerBlock = 32, kTilesPerThread = 8;
+    const std::size_t lanes = devices_.cpu().lanes();
+    const auto tiles = [&](std::size_t vectors) { return queries_.size() * ((targets + lanes * vectors - 1) / (lanes * vectors)); };
+    std::size_t vectors = kVectorsPerBlock;
+    while (vectors > 1 && tiles(vectors) < kTilesPerThread * threads_) vectors /= 2;
+    return lanes * vectors;
+  }
   // The residues of each block of the chunk: the chunk is sorted by length, so a block of its last
   // sequences holds many times the work of one of its first.
-  std::vector<double> block_residues(const CodedSequences& chunk) {
+  static std::vector<double> block_residues(const CodedSequences& chunk, std::size_t width) {
     std::vector<double> residues;
-    for (std::size_t first = 0; first < chunk.size(); first += block_width()) {
-      const std::size_t end = std::min(chunk.size(), first + block_width());
+    for (std::size_t first = 0; first < chunk.size(); first += width) {
+      const std::size_t end = std::min(chunk.size(), first + width);
       residues.push_back(static_cast<double>(chunk.offsets[end] - chunk.offsets[first]));
     }
     return residues;
   }
-  const std::vector<engine::DeviceReport>& reports() const { return reports_; }
-
- private:
   double score_tile(kernels::SwKernel& kernel, std::size_t w, const engine::WorkTile& tile,
                     const CodedSequences& chunk, const kernels::SwSequences& targets) {
     if (!scorers_[w]) scorers_[w] = kernel.make_scorer();
@@ -333,7 +344,7 @@ std::vector<dist::RankShare> write_in_units(std::optional<AtomicOutput>& out, co
 engine::Devices<kernels::SwKernel> plan_search_devices(const SearchOptions& o, const Scoring& scoring,
                                                        unsigned threads, const std::function<bool()>& cancelled) {
   auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel());
-  const std::size_t block = cpu_kernel->lanes() * 32;
+  const std::size_t block = cpu_kernel->lanes() * 32;  // the widest block (ChunkScorer::block_width)
   engine::WorkShape shape{std::max<std::size_t>(1, (std::size_t{1} << 28) / block), block * sizeof(int)};
   if (o.device == engine::DeviceChoice::automatic) shape.cpu_share_beside_gpus = 0;
   return engine::plan_devices<kernels::SwKernel>(
