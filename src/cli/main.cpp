@@ -2,6 +2,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "dist/job.hpp"
+#include "engine/devices.hpp"
 #include "hyalign/version.hpp"
 
 namespace {
@@ -104,6 +106,13 @@ int main(int argc, char** argv) {
   if (code != 0 && hyalign::dist::size() > 1) {
     std::fflush(stderr);
     hyalign::dist::abort_job(code);
+  }
+  job.reset();
+  // A CUDA start that a small job did not wait for is not waited for now either: everything is
+  // written and closed, and the system ends the CUDA start with the process.
+  if (hyalign::engine::background_work_under_way()) {
+    std::fflush(nullptr);
+    std::_Exit(code);
   }
   return code;
 }

@@ -1,7 +1,10 @@
 #include "engine/device_plan.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <future>
+#include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -34,9 +37,43 @@ std::vector<GpuInfo> gpu_share(std::vector<GpuInfo> found) {
   return mine;
 }
 
-std::future<void> start_gpu_enumeration(DeviceChoice choice) {
+namespace {
+std::atomic<int> background_work{0};
+}  // namespace
+
+std::shared_future<void> start_in_background(std::function<void()> work) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::shared_future<void> finished = done->get_future().share();
+  ++background_work;
+  try {
+    std::thread(
+        [](std::function<void()> task, std::shared_ptr<std::promise<void>> promise) {
+          try {
+            task();
+            promise->set_value();
+          } catch (...) {
+            promise->set_exception(std::current_exception());
+          }
+          // What the work holds goes before the count does: a process that finds none under way
+          // ends with nothing of it left to free.
+          task = nullptr;
+          promise.reset();
+          --background_work;
+        },
+        std::move(work), std::move(done))
+        .detach();
+  } catch (...) {
+    --background_work;
+    throw;
+  }
+  return finished;
+}
+
+bool background_work_under_way() { return background_work > 0; }
+
+std::shared_future<void> start_gpu_enumeration(DeviceChoice choice) {
   if (choice == DeviceChoice::cpu) return {};
-  return std::async(std::launch::async, [] { usable_gpus(); });
+  return start_in_background([] { usable_gpus(); });
 }
 
 GpuSelection select_gpus(DeviceChoice choice, const std::string& unsupported_reason) {

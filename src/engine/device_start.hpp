@@ -11,10 +11,12 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
 #include "engine/device_plan.hpp"
+#include "engine/devices.hpp"
 #include "engine/scheduler.hpp"
 
 namespace hyalign::engine {
@@ -34,17 +36,28 @@ class StartingDevices {
       early_groups_ = plan_worker_groups(DeviceChoice::cpu, std::max(2u, threads) - 1, cpu_->name(), {}, {}, {});
       early_groups_.front().takes_from_end = true;  // a tile taken just before they are ready delays them
     }
-    pending_ = std::async(std::launch::async, [this, plan = std::move(plan)] {
+    // The set-up runs in the background: first CUDA's start (the enumeration), which touches
+    // nothing of the tool's, then the tool's plan, unless the run has ended by then.
+    finished_ = start_in_background([state = state_, plan = std::move(plan), choice] {
       struct Ready {
         std::atomic<bool>& flag;
         ~Ready() { flag = true; }  // also when the set-up fails: devices() rethrows its error
-      } ready{ready_};
-      return plan([this] { return cancelled_.load(); });
+      } ready{state->ready};
+      if (choice != DeviceChoice::cpu) usable_gpus();
+      if (!state->commit()) return;  // the run is over: its tool's data may be gone
+      try {
+        state->devices.set_value(plan([&state] { return state->cancelled(); }));
+      } catch (...) {
+        state->devices.set_exception(std::current_exception());
+      }
     });
   }
-  // A run that ends before its devices are ready makes no further GPU kernel (an index copied to
-  // a GPU that will not be used), so the process ends sooner; CUDA's own start cannot be cut short.
-  ~StartingDevices() { cancelled_ = true; }
+  // A run that ends before its devices are ready does not wait for CUDA's start (main ends the
+  // process without it), and makes no further GPU kernel once its plan has begun (an index copied
+  // to a GPU that will not be used); it waits for a plan that has begun, which uses its data.
+  ~StartingDevices() {
+    if (state_->cancel()) finished_.wait();
+  }
   StartingDevices(const StartingDevices&) = delete;
   StartingDevices& operator=(const StartingDevices&) = delete;
 
@@ -56,9 +69,9 @@ class StartingDevices {
     return devices_;
   }
   // Whether the devices are set up (devices() would not wait).
-  bool ready() const { return ready_; }
+  bool ready() const { return state_->ready; }
   // Whether GPUs do the work from now on: false while the CPU works as they start.
-  bool gpus_work() { return (ready_ || !early_) && !devices().gpus.empty(); }
+  bool gpus_work() { return (ready() || !early_) && !devices().gpus.empty(); }
 
   // Works through `queue`: on the CPU kernel with every thread while the devices start (auto and
   // all), then on the devices. Workers are numbered across both stages, the early workers first,
@@ -72,11 +85,11 @@ class StartingDevices {
                                 const std::function<void()>& before_devices = {}) {
     std::vector<DeviceReport> reports;
     const std::size_t early_workers = early_ ? early_groups_.front().workers : 0;
-    if (early_ && !ready_) {
+    if (early_ && !ready()) {
       grow(early_workers);
       reports = run_workers(
           early_groups_, queue, progress, [&](std::size_t w, const WorkTile& tile) { return score(*cpu_, w, tile); },
-          [&] { return ready_.load(); });
+          [&] { return ready(); });
     }
     if (queue.remaining_cost() > 0) {
       Devices<Kernel>& d = devices();
@@ -90,11 +103,36 @@ class StartingDevices {
   }
 
  private:
+  // What the run and its set-up share; the set-up may outlive the run.
+  struct State {
+    std::atomic<bool> ready{false};
+    std::promise<Devices<Kernel>> devices;
+    std::mutex mutex;
+    bool ended = false, planning = false;
+    // The set-up asks before the tool's plan: false once the run has ended.
+    bool commit() {
+      std::lock_guard lock(mutex);
+      planning = !ended;
+      return planning;
+    }
+    // The run ends; returns whether the plan has begun (and must be waited for).
+    bool cancel() {
+      std::lock_guard lock(mutex);
+      ended = true;
+      return planning;
+    }
+    bool cancelled() {
+      std::lock_guard lock(mutex);
+      return ended;
+    }
+  };
+
   std::unique_ptr<Kernel> cpu_;
   const bool early_;
   std::vector<WorkerGroup> early_groups_;
-  std::atomic<bool> ready_{false}, cancelled_{false};
-  std::future<Devices<Kernel>> pending_;
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+  std::future<Devices<Kernel>> pending_ = state_->devices.get_future();
+  std::shared_future<void> finished_;
   Devices<Kernel> devices_;
 };
 

@@ -2,6 +2,7 @@
 // The processors a run may use: the --device choice and the GPUs present. Looking at the GPUs
 // changes nothing a caller can see (the calling thread's current device is kept).
 #include <cstddef>
+#include <functional>
 #include <future>
 #include <string>
 #include <string_view>
@@ -34,9 +35,16 @@ void share_gpus(unsigned process, unsigned processes);
 // This process's share of `found` (the enumeration behind usable_gpus() applies it).
 std::vector<GpuInfo> gpu_share(std::vector<GpuInfo> found);
 
-// Starts the GPU enumeration (CUDA's start-up, a few hundred milliseconds) on a background thread
-// unless `choice` is cpu, so that it overlaps reading the inputs. The future is ready when done.
-std::future<void> start_gpu_enumeration(DeviceChoice choice);
+// Runs `work` on a thread of its own that the process need not wait for: CUDA's start takes a few
+// hundred milliseconds and cannot be cut short, and a small job is done sooner. While any such work
+// is under way (background_work_under_way()), main ends the process without waiting once the run
+// has written and closed everything. `work` must not touch what its caller may free meanwhile.
+std::shared_future<void> start_in_background(std::function<void()> work);
+bool background_work_under_way();
+
+// Starts the GPU enumeration (CUDA's start-up, a few hundred milliseconds) in the background unless
+// `choice` is cpu, so that it overlaps reading the inputs. The future is ready when done.
+std::shared_future<void> start_gpu_enumeration(DeviceChoice choice);
 std::string gpu_unavailable_reason();
 
 // "gpuN (model name)", for logs; also makes `device` the current device of the calling thread.

@@ -396,25 +396,54 @@ TEST(StartingDevices, GpuOnlyWaitsAndSetUpErrorsReachTheRun) {
                std::runtime_error);
 }
 
-// A run that ends before its devices are ready tells the set-up, which makes no further GPU kernel.
-TEST(StartingDevices, ARunThatEndsFirstCancelsTheSetUp) {
-  std::atomic<bool> saw_cancel{false};
+// A run that ends while its plan runs tells the plan, which makes no further GPU kernel, and waits
+// for it (the plan uses the tool's data).
+TEST(StartingDevices, ARunThatEndsFirstCancelsThePlan) {
+  std::atomic<bool> planning{false}, saw_cancel{false};
   {
     StartingDevices<NamedKernel> devices(DeviceChoice::automatic, 2, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
                                          [&](const std::function<bool()>& cancelled) {
+                                           planning = true;
                                            while (!cancelled()) std::this_thread::yield();
+                                           std::this_thread::sleep_for(std::chrono::milliseconds(20));
                                            saw_cancel = true;
                                            return one_gpu();
                                          });
     TileQueue queue(50, 1, 1, 1);
     const auto reports = devices.run(
-        queue, nullptr, [](NamedKernel&, std::size_t, const WorkTile& tile) { return double(tile.target_count); },
+        queue, nullptr,
+        [&](NamedKernel&, std::size_t, const WorkTile& tile) {
+          while (!planning) std::this_thread::yield();
+          return static_cast<double>(tile.target_count);
+        },
         [](std::size_t) {});
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_EQ(reports[0].name, "cpu");
     EXPECT_FALSE(devices.ready());
   }
-  EXPECT_TRUE(saw_cancel);
+  EXPECT_TRUE(saw_cancel);  // the run waited for its plan to end
+}
+
+// A run that ends before its plan begins does not wait for the set-up, and the plan never runs
+// then (the tool's data may be gone); the background work ends by itself.
+TEST(StartingDevices, APlanNeverBeginsAfterItsRunHasEnded) {
+  std::atomic<int> late_plans{0};
+  for (int round = 0; round < 50; ++round) {
+    auto ended = std::make_shared<std::atomic<bool>>(false);
+    {
+      StartingDevices<NamedKernel> devices(DeviceChoice::cpu, 2, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
+                                           [ended, &late_plans](const auto&) {
+                                             if (*ended) ++late_plans;
+                                             return one_gpu();
+                                           });
+    }
+    *ended = true;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (background_work_under_way() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(background_work_under_way());
+  EXPECT_EQ(late_plans, 0);
 }
 
 // Tiles taken from the end (early CPU workers) and from the front, in rectangles or one at a time,
