@@ -28,12 +28,14 @@ class StartingDevices {
   using Plan = std::function<Devices<Kernel>(const std::function<bool()>& cancelled)>;
 
   // `cpu` is the CPU kernel the early workers use; its vector width is the one `plan`'s CPU kernel
-  // has. The early workers leave a core to the set-up, whose CUDA start is CPU work too: starved by
-  // a worker on every core, it took 1.3 s instead of 0.3 on a 16-core H100 machine.
+  // has. On more than 4 cores the early workers leave one to the set-up, whose CUDA start is CPU
+  // work too: with a worker on every core of a 16-core H100 machine, search's GPU began at 1.3 s
+  // instead of 0.3. On fewer cores a core is too large a share to leave.
   StartingDevices(DeviceChoice choice, unsigned threads, std::unique_ptr<Kernel> cpu, Plan plan)
       : cpu_(std::move(cpu)), early_(choice == DeviceChoice::automatic || choice == DeviceChoice::all) {
     if (early_) {
-      early_groups_ = plan_worker_groups(DeviceChoice::cpu, std::max(2u, threads) - 1, cpu_->name(), {}, {}, {});
+      const unsigned workers = threads > 4 ? threads - 1 : std::max(1u, threads);
+      early_groups_ = plan_worker_groups(DeviceChoice::cpu, workers, cpu_->name(), {}, {}, {});
       early_groups_.front().takes_from_end = true;  // a tile taken just before they are ready delays them
     }
     // The set-up runs in the background: first CUDA's start (the enumeration), which touches
