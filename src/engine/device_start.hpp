@@ -2,9 +2,9 @@
 // Devices that start while the work does. Setting a run's GPUs up (CUDA's start, a context and a
 // kernel on each GPU, an index copied to each) takes 0.3 s on one GPU and 1.4 s on four
 // (docs/performance.md), which is longer than a small job takes on the CPU. So the devices are
-// planned on a thread of their own, and with --device auto or all the CPU kernel works with every
-// thread until they are ready: a small job never waits for GPUs, and a large one's devices take the
-// rest of the work in hand once they are up. --device gpu waits for its GPUs (the CPU never scores
+// planned in the background, and with --device auto or all the CPU kernel works until they are
+// ready: a small job never waits for GPUs, and a large one's devices take the rest of the work in
+// hand once they are up. --device gpu waits for its GPUs (the CPU never scores
 // then), and --device cpu has nothing to wait for.
 #include <algorithm>
 #include <atomic>
@@ -75,7 +75,7 @@ class StartingDevices {
   // Whether GPUs do the work from now on: false while the CPU works as they start.
   bool gpus_work() { return (ready() || !early_) && !devices().gpus.empty(); }
 
-  // Works through `queue`: on the CPU kernel with every thread while the devices start (auto and
+  // Works through `queue`: on the CPU kernel's early workers while the devices start (auto and
   // all), then on the devices. Workers are numbered across both stages, the early workers first,
   // and keep their numbers from one call to the next; `grow(workers)` is called on the calling
   // thread, while no worker runs, with the number of workers so far, to size per-worker state.
