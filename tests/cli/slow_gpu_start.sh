@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A CUDA start that takes long must not hold up a small job. A stand-in CUDA driver
+# (libcuda.so.1 on LD_LIBRARY_PATH, which CUDA's runtime loads first) sleeps before it says there
+# is no driver. With --device auto, each tool must end long before that, with the CPU's output and
+# exit 0; --device gpu must wait for it and then fail as it does without a GPU.
+# usage: slow_gpu_start.sh HYALIGN DATA HAVE_CUDA   (skipped, 77, without CUDA or a C compiler)
+set -u
+hyalign=$(realpath "$1")
+data=$(realpath "$2")
+[ "$3" = ON ] || { echo "SKIPPED: hyalign was built without CUDA"; exit 77; }
+compiler=$(command -v cc || command -v gcc) || { echo "SKIPPED: no C compiler for the stand-in driver"; exit 77; }
+source "$(dirname "$0")/harness.sh"
+
+readonly start_seconds=8
+cat >driver.c <<EOF
+#include <unistd.h>
+int cuGetProcAddress_v2(const char* name, void** fn, int version, unsigned long long flags, int* status) {
+  static int calls = 0;
+  (void)name; (void)version; (void)flags;
+  if (calls++ == 0) sleep($start_seconds);
+  *fn = 0;
+  if (status) *status = 1;
+  return 500;
+}
+EOF
+"$compiler" -shared -fPIC -o libcuda.so.1 driver.c || { echo "SKIPPED: the stand-in driver did not build"; exit 77; }
+slow() { LD_LIBRARY_PATH="$PWD${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+seconds() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'; }
+
+papara=$data/papara/q2_16S
+head -n 20 "$papara/gut500.fasta" >reads.fasta
+printf '>query1\nMKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQTLGQHDFSAGEGLYTHMKALRPDEDRLSPLHSVYVDQWDWERVMGDGERQFSTLKSTVEAIWAGIKATEAAVSEEFGLAPFLPDQIHFVHSQELLSRYPDLDAKGRERAIAKDLGAVFLVGIGGKLSDGHRHDVRAPDYDDWSTPSELGHAGLNGDILVWNPVLEDAFELSSMGIRVDADTLKHQLALTGDEDRLELEWHQALLRGEMPQTIGGGIGQSRLTMLLLQLPHIGQVQAGVWPAACRESCGTLT\n' >query.fa
+awk 'BEGIN { srand(3); aa = "ARNDCQEGHILKMFPSTWYV";
+  for (d = 1; d <= 500; d++) { s = ""; n = 50 + int(rand() * 300);
+    for (i = 0; i < n; i++) s = s substr(aa, int(rand() * 20) + 1, 1); print ">db" d; print s } }' >db.fa
+awk 'BEGIN { srand(5); split("ACGT", b, "");
+  s = ""; for (i = 0; i < 20000; i++) s = s b[int(rand() * 4) + 1]; print ">chr\n" s >"genome.fa";
+  for (r = 1; r <= 200; r++) { p = int(rand() * 19800); print ">read" r; print substr(s, p + 1, 150) } }' >mem_reads.fa
+"$hyalign" mem index genome.fa -o genome.hymi 2>/dev/null || fail mem_index
+
+# name TOOL-ARGUMENTS: --device cpu as it is; --device auto with the slow driver, in far less time
+# than its start, with the same output.
+small_job() {
+  local name=$1
+  shift
+  "$hyalign" "$@" --device cpu -o "$name.cpu" 2>"$name.cpu.log" || { fail "${name}_cpu"; cat "$name.cpu.log"; return; }
+  local start=$EPOCHREALTIME
+  slow "$hyalign" "$@" --device auto -o "$name.auto" 2>"$name.auto.log" || { fail "${name}_auto_exit"; cat "$name.auto.log"; return; }
+  local took
+  took=$(seconds "$start")
+  awk -v t="$took" -v s="$start_seconds" 'BEGIN { exit !(t < s / 2) }' && ok "${name}_auto_does_not_wait" ||
+    fail "${name}_auto_does_not_wait (${took} s, the start takes $start_seconds s)"
+  cmp -s "$name.cpu" "$name.auto" && ok "${name}_auto_output" || fail "${name}_auto_output"
+}
+small_job search search -q query.fa -d db.fa
+small_job mem mem -maxmatch -l 20 genome.hymi mem_reads.fa
+small_job papara papara -t "$papara/ref.unrooted.nwk" -s "$papara/ref.phy" -q reads.fasta
+
+# --device gpu waits for the start, then fails with the usual error and writes nothing.
+start=$EPOCHREALTIME
+if slow "$hyalign" search -q query.fa -d db.fa --device gpu -o gpu.tsv 2>gpu.log; then
+  fail gpu_fails_without_a_driver
+else
+  took=$(seconds "$start")
+  grep -q 'no usable GPU' gpu.log && [ ! -e gpu.tsv ] && ok gpu_fails_without_a_driver || fail gpu_fails_without_a_driver
+  awk -v t="$took" -v s="$start_seconds" 'BEGIN { exit !(t >= s) }' && ok gpu_waits_for_the_start ||
+    fail "gpu_waits_for_the_start (${took} s): the stand-in driver was not used"
+fi
+finish slow_gpu_start
