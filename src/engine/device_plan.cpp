@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <future>
 #include <memory>
 #include <thread>
@@ -48,15 +49,20 @@ std::shared_future<void> start_in_background(std::function<void()> work) {
   try {
     std::thread(
         [](std::function<void()> task, std::shared_ptr<std::promise<void>> promise) {
+          std::exception_ptr error;
           try {
             task();
-            promise->set_value();
           } catch (...) {
-            promise->set_exception(std::current_exception());
+            error = std::current_exception();
           }
-          // What the work holds goes before the count does: a process that finds none under way
-          // ends with nothing of it left to free.
+          // What the work holds goes before it is reported finished, and before the count does: a
+          // caller that waits for it, or a process that finds none under way, has nothing of it
+          // left to free on this thread.
           task = nullptr;
+          if (error)
+            promise->set_exception(error);
+          else
+            promise->set_value();
           promise.reset();
           --background_work;
         },
