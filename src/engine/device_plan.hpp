@@ -40,7 +40,7 @@ std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned thread
 
 template <class Kernel>
 struct Devices {
-  std::unique_ptr<Kernel> cpu;  // always made: its vector width sets the tiles' width
+  std::shared_ptr<Kernel> cpu;  // always there (its vector width sets the tiles' width); shared with early workers
   std::vector<std::unique_ptr<Kernel>> gpus;
   std::vector<WorkerGroup> groups;
   std::vector<Kernel*> kernel_of_worker;
@@ -52,7 +52,7 @@ struct Devices {
 // no further GPU kernel is made.
 template <class Kernel>
 Devices<Kernel> plan_devices(DeviceChoice choice, unsigned threads, const std::string& gpu_unsupported_reason,
-                             std::unique_ptr<Kernel> cpu_kernel,
+                             std::shared_ptr<Kernel> cpu_kernel,
                              const std::function<std::unique_ptr<Kernel>(int gpu)>& make_gpu_kernel,
                              const WorkShape& shape, const std::function<bool()>& cancelled = {}) {
   Devices<Kernel> d;

@@ -24,14 +24,14 @@ namespace hyalign::engine {
 template <class Kernel>
 class StartingDevices {
  public:
-  // The set-up: engine::plan_devices with the tool's kernels and `cancelled`.
-  using Plan = std::function<Devices<Kernel>(const std::function<bool()>& cancelled)>;
+  // The set-up: engine::plan_devices with `cpu` (the run's CPU kernel), the tool's GPU kernels and
+  // `cancelled`.
+  using Plan = std::function<Devices<Kernel>(std::shared_ptr<Kernel> cpu, const std::function<bool()>& cancelled)>;
 
-  // `cpu` is the CPU kernel the early workers use; its vector width is the one `plan`'s CPU kernel
-  // has. On more than 4 cores the early workers leave one to the set-up, whose CUDA start is CPU
+  // `cpu` is the CPU kernel of the early workers and of the devices. On more than 4 cores the early workers leave one to the set-up, whose CUDA start is CPU
   // work too: with a worker on every core of a 16-core H100 machine, search's GPU began at 1.3 s
   // instead of 0.3. On fewer cores a core is too large a share to leave.
-  StartingDevices(DeviceChoice choice, unsigned threads, std::unique_ptr<Kernel> cpu, Plan plan)
+  StartingDevices(DeviceChoice choice, unsigned threads, std::shared_ptr<Kernel> cpu, Plan plan)
       : cpu_(std::move(cpu)), early_(choice == DeviceChoice::automatic || choice == DeviceChoice::all) {
     if (early_) {
       const unsigned workers = threads > 4 ? threads - 1 : std::max(1u, threads);
@@ -40,7 +40,8 @@ class StartingDevices {
     }
     // The set-up runs in the background: first CUDA's start (the enumeration), which touches
     // nothing of the tool's, then the tool's plan, unless the run has ended by then.
-    finished_ = start_in_background([state = state_, plan = std::move(plan), choice] {
+    // It holds the CPU kernel only once the plan has begun, which the run waits for.
+    finished_ = start_in_background([state = state_, plan = std::move(plan), choice, cpu = std::weak_ptr<Kernel>(cpu_)] {
       struct Ready {
         std::atomic<bool>& flag;
         ~Ready() { flag = true; }  // also when the set-up fails: devices() rethrows its error
@@ -48,7 +49,7 @@ class StartingDevices {
       if (choice != DeviceChoice::cpu) usable_gpus();
       if (!state->commit()) return;  // the run is over: its tool's data may be gone
       try {
-        state->devices.set_value(plan([&state] { return state->cancelled(); }));
+        state->devices.set_value(plan(cpu.lock(), [&state] { return state->cancelled(); }));
       } catch (...) {
         state->devices.set_exception(std::current_exception());
       }
@@ -129,7 +130,7 @@ class StartingDevices {
     }
   };
 
-  std::unique_ptr<Kernel> cpu_;
+  std::shared_ptr<Kernel> cpu_;
   const bool early_;
   std::vector<WorkerGroup> early_groups_;
   std::shared_ptr<State> state_ = std::make_shared<State>();

@@ -437,6 +437,7 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
 // (on the H100 benchmark, 8 CPU workers beside it made --device auto take 1.43x as long as the
 // GPU alone); a GPU that fails hands its work to all the cores.
 engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, const index::SuffixIndex& index,
+                                                     std::shared_ptr<kernels::MemKernel> cpu,
                                                      const std::function<bool()>& cancelled) {
   Stopwatch clock;
   engine::WorkShape shape;
@@ -467,7 +468,7 @@ void run_mem(const MemOptions& options) {
   clock.lap();
   engine::StartingDevices<kernels::MemKernel> devices(options.device, options.threads,
                                                       kernels::make_mem_cpu_kernel(index, options.params),
-                                                      [&](const auto& cancelled) { return plan_mem_devices(options, index, cancelled); });
+                                                      [&](auto cpu, const auto& cancelled) { return plan_mem_devices(options, index, std::move(cpu), cancelled); });
   DeviceMatcher matcher(devices);
   const SectionWriter writer(index.reference(),
                              {options.reference_names || index.reference().sequences() > 1,

@@ -342,8 +342,8 @@ std::vector<dist::RankShare> write_in_units(std::optional<AtomicOutput>& out, co
 // cells and made scoring 1.3-1.4x as long (the GPU's host side and small first takes wait on
 // them); --device all still puts every core to work.
 engine::Devices<kernels::SwKernel> plan_search_devices(const SearchOptions& o, const Scoring& scoring,
-                                                       unsigned threads, const std::function<bool()>& cancelled) {
-  auto cpu_kernel = kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel());
+                                                       unsigned threads, std::shared_ptr<kernels::SwKernel> cpu_kernel,
+                                                       const std::function<bool()>& cancelled) {
   const std::size_t block = cpu_kernel->lanes() * 32;  // the widest block (ChunkScorer::block_width)
   engine::WorkShape shape{std::max<std::size_t>(1, (std::size_t{1} << 28) / block), block * sizeof(int)};
   if (o.device == engine::DeviceChoice::automatic) shape.cpu_share_beside_gpus = 0;
@@ -440,7 +440,7 @@ void run_search(const SearchOptions& o) {
   const unsigned threads = std::max(1u, o.threads);
   engine::StartingDevices<kernels::SwKernel> devices(o.device, threads,
                                                      kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel()),
-                                                     [&](const auto& cancelled) { return plan_search_devices(o, scoring, threads, cancelled); });
+                                                     [&](auto cpu, const auto& cancelled) { return plan_search_devices(o, scoring, threads, std::move(cpu), cancelled); });
   TopHits top(queries.size(), o.top);
   ChunkScorer scorer(devices, queries, top, threads);
   StepSeconds steps;

@@ -314,7 +314,7 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
   constexpr std::size_t kTiles = 500;
   std::promise<void> gate;
   StartingDevices<NamedKernel> devices(DeviceChoice::automatic, 6, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
-                                       [opened = gate.get_future().share()](const auto&) {
+                                       [opened = gate.get_future().share()](auto, const auto&) {
                                          opened.wait();
                                          return one_gpu();
                                        });
@@ -369,7 +369,7 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
 TEST(StartingDevices, GpuOnlyWaitsAndSetUpErrorsReachTheRun) {
   std::atomic<bool> planned{false};
   StartingDevices<NamedKernel> gpu_only(DeviceChoice::gpu, 4, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
-                                        [&](const auto&) {
+                                        [&](auto, const auto&) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     planned = true;
     return one_gpu();
@@ -388,7 +388,7 @@ TEST(StartingDevices, GpuOnlyWaitsAndSetUpErrorsReachTheRun) {
   EXPECT_DOUBLE_EQ(reports[0].cells, 100);
 
   StartingDevices<NamedKernel> failing(DeviceChoice::gpu, 4, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
-                                       [](const auto&) -> Devices<NamedKernel> { throw std::runtime_error("no GPU today"); });
+                                       [](auto, const auto&) -> Devices<NamedKernel> { throw std::runtime_error("no GPU today"); });
   TileQueue more(100, 1, 1, 1);
   EXPECT_THROW(failing.run(
                    more, nullptr, [](NamedKernel&, std::size_t, const WorkTile&) { return 1.0; },
@@ -402,7 +402,7 @@ TEST(StartingDevices, ARunThatEndsFirstCancelsThePlan) {
   std::atomic<bool> planning{false}, saw_cancel{false};
   {
     StartingDevices<NamedKernel> devices(DeviceChoice::automatic, 2, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
-                                         [&](const std::function<bool()>& cancelled) {
+                                         [&](auto, const std::function<bool()>& cancelled) {
                                            planning = true;
                                            while (!cancelled()) std::this_thread::yield();
                                            std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -432,7 +432,7 @@ TEST(StartingDevices, APlanNeverBeginsAfterItsRunHasEnded) {
     auto ended = std::make_shared<std::atomic<bool>>(false);
     {
       StartingDevices<NamedKernel> devices(DeviceChoice::cpu, 2, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
-                                           [ended, &late_plans](const auto&) {
+                                           [ended, &late_plans](auto, const auto&) {
                                              if (*ended) ++late_plans;
                                              return one_gpu();
                                            });
