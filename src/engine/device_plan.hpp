@@ -59,16 +59,15 @@ Devices<Kernel> plan_devices(DeviceChoice choice, unsigned threads, const std::s
   d.cpu = std::move(cpu_kernel);
   const GpuSelection selection = select_gpus(choice, gpu_unsupported_reason);
   if (!selection.notice.empty()) log_info("notice: scoring on the CPU only: {}", selection.notice);
-  std::vector<GpuInfo> made;
   std::vector<std::string> gpu_names;
   for (const GpuInfo& gpu : selection.gpus) {
     if (cancelled && cancelled()) break;
     Stopwatch set_up;
     d.gpus.push_back(make_gpu_kernel(gpu.index));
-    made.push_back(gpu);
     gpu_names.emplace_back(d.gpus.back()->name());
     log_info("{}: kernel set up in {:.2f} s", gpu_names.back(), set_up.lap());
   }
+  const std::vector<GpuInfo> made(selection.gpus.begin(), selection.gpus.begin() + static_cast<std::ptrdiff_t>(d.gpus.size()));
   d.groups = plan_worker_groups(choice, threads, d.cpu->name(), made, gpu_names, shape);
   const bool cpu_scores = d.groups.size() > d.gpus.size();
   if (cpu_scores) d.kernel_of_worker.assign(d.groups.front().workers, d.cpu.get());

@@ -490,9 +490,10 @@ void run_mem(const MemOptions& options) {
   log_info("matched {} queries ({} letters): {} matches ({:.3f} s); peak memory {:.0f} MiB", totals.queries,
            totals.letters, dist::summed(shares)[0], clock.lap(), peak_memory_mib());
   engine::log_device_reports(matcher.reports());
-  if (devices.ready())  // else no GPU took part, and none is waited for
+  if (devices.ready()) {  // else no GPU took part, and none is waited for
     for (const auto& gpu : devices.devices().gpus)
-    log_info("  {}: {:.2f} s in kernels and transfers", gpu->name(), gpu->device_seconds());
+      log_info("  {}: {:.2f} s in kernels and transfers", gpu->name(), gpu->device_seconds());
+  }
   dist::log_shares(shares, 1, "queries");
   out->commit();
 }
