@@ -29,8 +29,10 @@ declare -A job=(
   [search_20x200k]="search -q $queries20 -d proteins200k.hdb"
   [mem_10k]="mem -maxmatch -l 20 -b genome.hymi reads10k.fa"
   [mem_1m]="mem -mumreference -l 20 -b genome.hymi reads1m.fa"
+  [map_10k]="map genome.hymi reads10k.fa"
+  [map_200k]="map genome.hymi reads200k.fa"
 )
-order=(papara_gut500x1 papara_gut500x20 search_1x20k search_20x2k search_20x200k mem_10k mem_1m)
+order=(papara_gut500x1 papara_gut500x20 search_1x20k search_20x2k search_20x200k mem_10k mem_1m map_10k map_200k)
 wanted=(${JOBS:-${order[@]}})
 
 start=$EPOCHREALTIME
@@ -44,6 +46,7 @@ for n in 1 20; do [ -s gut500x$n.fasta ] || replicate "$papara_data/gut500.fasta
 [ -s genome.hymi ] || "$build/hyalign" mem index genome.fa -o genome.hymi 2>/dev/null
 [ -s reads1m.fa ] || "$build/bench/hyalign_make_reads" genome.fa 1000000 150 0.01 1 >reads1m.fa
 [ -s reads10k.fa ] || head -n 20000 reads1m.fa >reads10k.fa
+[ -s reads200k.fa ] || head -n 400000 reads1m.fa >reads200k.fa
 echo "# $(date -u +%F) $(uname -n), $(nproc) cores; inputs ready in $(seconds "$start") s; best of $rounds rounds"
 
 printf '%-18s' job; for d in $devices; do printf ' %8s' "$d s"; done; printf ' %10s %10s  %s\n' "auto/cpu" "auto/gpu" outputs
@@ -59,7 +62,8 @@ for name in "${wanted[@]}"; do
     done
   done
   same=identical
-  for d in $devices; do cmp -s "out_${name}_cpu" "out_${name}_$d" || same="$d DIFFERENT"; done
+  # map's @PG line holds its command line, --device included
+  for d in $devices; do cmp -s <(grep -v '^@PG' "out_${name}_cpu") <(grep -v '^@PG' "out_${name}_$d") || same="$d DIFFERENT"; done
   printf '%-18s' "$name"; for d in $devices; do printf ' %8s' "${best[$d]}"; done
   printf ' %10s %10s  %s\n' "$(ratio "${best[auto]:-}" "${best[cpu]:-}")" "$(ratio "${best[auto]:-}" "${best[gpu]:-}")" "$same"
   grep -hE 'devices ready|kernel set up|% of the cells|steps' "log_${name}_auto" | sed 's/^ */    auto: /' || true
