@@ -66,7 +66,7 @@ for name in "${wanted[@]}"; do
   for d in $devices; do cmp -s <(grep -v '^@PG' "out_${name}_cpu") <(grep -v '^@PG' "out_${name}_$d") || same="$d DIFFERENT"; done
   printf '%-18s' "$name"; for d in $devices; do printf ' %8s' "${best[$d]}"; done
   printf ' %10s %10s  %s\n' "$(ratio "${best[auto]:-}" "${best[cpu]:-}")" "$(ratio "${best[auto]:-}" "${best[gpu]:-}")" "$same"
-  grep -hE 'devices ready|kernel set up|% of the cells|steps' "log_${name}_auto" | sed 's/^ */    auto: /' || true
+  grep -hE 'devices ready|kernel set up|% of the cells|steps|map: .*threads, ' "log_${name}_auto" | sed 's/^ */    auto: /' || true
   unset best
   rm -f out_"${name}"_*
 done

@@ -6,15 +6,12 @@
 // ready: a small job never waits for GPUs, and a large one's devices take the rest of the work in
 // hand once they are up. --device gpu waits for its GPUs (the CPU never scores
 // then), and --device cpu has nothing to wait for.
-#include <algorithm>
-#include <atomic>
 #include <functional>
-#include <future>
 #include <memory>
-#include <mutex>
 #include <utility>
 #include <vector>
 
+#include "engine/background_set_up.hpp"
 #include "engine/device_plan.hpp"
 #include "engine/devices.hpp"
 #include "engine/scheduler.hpp"
@@ -28,51 +25,25 @@ class StartingDevices {
   // `cancelled`.
   using Plan = std::function<Devices<Kernel>(std::shared_ptr<Kernel> cpu, const std::function<bool()>& cancelled)>;
 
-  // `cpu` is the CPU kernel of the early workers and of the devices. On more than 4 cores the early workers leave one to the set-up, whose CUDA start is CPU
-  // work too: with a worker on every core of a 16-core H100 machine, search's GPU began at 1.3 s
-  // instead of 0.3. On fewer cores a core is too large a share to leave.
+  // `cpu` is the CPU kernel of the early workers (workers_while_devices_start) and of the devices.
   StartingDevices(DeviceChoice choice, unsigned threads, std::shared_ptr<Kernel> cpu, Plan plan)
-      : cpu_(std::move(cpu)), early_(choice == DeviceChoice::automatic || choice == DeviceChoice::all) {
+      : cpu_(std::move(cpu)), early_(choice == DeviceChoice::automatic || choice == DeviceChoice::all),
+        // The set-up holds the CPU kernel only once the plan has begun, which the run waits for.
+        set_up_(choice, [plan = std::move(plan), cpu = std::weak_ptr<Kernel>(cpu_)](const auto& cancelled) {
+          return plan(cpu.lock(), cancelled);
+        }) {
     if (early_) {
-      const unsigned workers = threads > 4 ? threads - 1 : std::max(1u, threads);
-      early_groups_ = plan_worker_groups(DeviceChoice::cpu, workers, cpu_->name(), {}, {}, {});
+      early_groups_ = plan_worker_groups(DeviceChoice::cpu, workers_while_devices_start(threads), cpu_->name(), {}, {}, {});
       early_groups_.front().takes_from_end = true;  // a tile taken just before they are ready delays them
     }
-    // The set-up runs in the background: first CUDA's start (the enumeration), which touches
-    // nothing of the tool's, then the tool's plan, unless the run has ended by then.
-    // It holds the CPU kernel only once the plan has begun, which the run waits for.
-    finished_ = start_in_background([state = state_, plan = std::move(plan), choice, cpu = std::weak_ptr<Kernel>(cpu_)] {
-      struct Ready {
-        std::atomic<bool>& flag;
-        ~Ready() { flag = true; }  // also when the set-up fails: devices() rethrows its error
-      } ready{state->ready};
-      if (choice != DeviceChoice::cpu) usable_gpus();
-      if (!state->commit()) return;  // the run is over: its tool's data may be gone
-      try {
-        state->devices.set_value(plan(cpu.lock(), [&state] { return state->cancelled(); }));
-      } catch (...) {
-        state->devices.set_exception(std::current_exception());
-      }
-    });
   }
-  // A run that ends before its devices are ready does not wait for CUDA's start (main ends the
-  // process without it), and makes no further GPU kernel once its plan has begun (an index copied
-  // to a GPU that will not be used); it waits for a plan that has begun, which uses its data.
-  ~StartingDevices() {
-    if (state_->cancel()) finished_.wait();
-  }
-  StartingDevices(const StartingDevices&) = delete;
-  StartingDevices& operator=(const StartingDevices&) = delete;
 
   // The CPU kernel of the early workers (tiles are as wide as its vectors).
   Kernel& cpu() { return *cpu_; }
   // Waits for the devices to be set up; rethrows what the set-up threw.
-  Devices<Kernel>& devices() {
-    if (pending_.valid()) devices_ = pending_.get();
-    return devices_;
-  }
+  Devices<Kernel>& devices() { return set_up_.get(); }
   // Whether the devices are set up (devices() would not wait).
-  bool ready() const { return state_->ready; }
+  bool ready() const { return set_up_.ready(); }
   // Whether GPUs do the work from now on: false while the CPU works as they start.
   bool gpus_work() { return (ready() || !early_) && !devices().gpus.empty(); }
 
@@ -106,37 +77,10 @@ class StartingDevices {
   }
 
  private:
-  // What the run and its set-up share; the set-up may outlive the run.
-  struct State {
-    std::atomic<bool> ready{false};
-    std::promise<Devices<Kernel>> devices;
-    std::mutex mutex;
-    bool ended = false, planning = false;
-    // The set-up asks before the tool's plan: false once the run has ended.
-    bool commit() {
-      std::lock_guard lock(mutex);
-      planning = !ended;
-      return planning;
-    }
-    // The run ends; returns whether the plan has begun (and must be waited for).
-    bool cancel() {
-      std::lock_guard lock(mutex);
-      ended = true;
-      return planning;
-    }
-    bool cancelled() {
-      std::lock_guard lock(mutex);
-      return ended;
-    }
-  };
-
   std::shared_ptr<Kernel> cpu_;
   const bool early_;
   std::vector<WorkerGroup> early_groups_;
-  std::shared_ptr<State> state_ = std::make_shared<State>();
-  std::future<Devices<Kernel>> pending_ = state_->devices.get_future();
-  std::shared_future<void> finished_;
-  Devices<Kernel> devices_;
+  BackgroundSetUp<Devices<Kernel>> set_up_;
 };
 
 }  // namespace hyalign::engine

@@ -16,6 +16,7 @@
 #include "dist/job.hpp"
 #include "dist/ordered_output.hpp"
 #include "dist/relay.hpp"
+#include "engine/background_set_up.hpp"
 #include "engine/device_plan.hpp"
 #include "hyalign/version.hpp"
 #include "index/index_file.hpp"
@@ -42,43 +43,6 @@ std::size_t chunk_fragments(std::size_t fragments, unsigned threads, std::size_t
   return std::clamp(fragments / (4 * std::max(1u, threads)), least, std::max(least, most));
 }
 
-// Where reads are seeded and their alignments scored: on the CPU, and on the GPUs when the run uses
-// them (each worker then hands its chunks to one, falling back to the CPU if it fails).
-struct MapDevices {
-  std::unique_ptr<kernels::ExtendKernel> cpu;
-  std::vector<std::unique_ptr<kernels::ExtendKernel>> gpus;
-  // One per GPU, the index on it; null where it did not fit (that GPU's workers seed on the CPU).
-  std::vector<std::unique_ptr<kernels::cuda::SeedGpuKernel>> seed_gpus;
-  std::string description;  // for the log
-
-  std::unique_ptr<StrandSeeder> make_seeder(unsigned worker, const SeedFinder& cpu_finder, const index::SuffixIndex& index,
-                                            const MapParams& params) const {
-    if (seed_gpus.empty() || !seed_gpus[worker % seed_gpus.size()]) return make_cpu_seeder(cpu_finder);
-    std::shared_ptr<kernels::cuda::SeedGpuSearcher> searcher = seed_gpus[worker % seed_gpus.size()]->make_searcher();
-    return make_gpu_seeder(
-        [searcher](std::span<const std::string_view> patterns, std::vector<kernels::SeedMatch>& matches,
-                   std::vector<std::uint32_t>& ends) { searcher->find(patterns, matches, ends); },
-        cpu_finder, index, params, [](const std::string& error) {
-          log_info("notice: a GPU failed ({}); this worker seeds on the CPU from now on, its chunk again", error);
-        });
-  }
-
-  std::unique_ptr<kernels::ExtendScorer> make_scorer(unsigned worker) const {
-    if (gpus.empty()) return cpu->make_scorer();
-    // Bands wider than the GPU's thread groups take and small batches stay on the CPU: there the
-    // GPU's round trip costs more.
-    kernels::PrimaryShare share{[](const kernels::ExtendTask& t) { return t.band_width <= kernels::cuda::kGpuGroupBand; },
-                                kGpuLeastTasks};
-    return kernels::with_cpu_fallback(gpus[worker % gpus.size()]->make_scorer(), cpu->make_scorer(),
-                                      [](const std::string& error) {
-                                        log_info("notice: a GPU failed ({}); this worker aligns on the CPU from now on, "
-                                                 "its batch again",
-                                                 error);
-                                      },
-                                      std::move(share));
-  }
-};
-
 // The seed search on GPU `device`, or null (with a notice) when the index cannot go there.
 std::unique_ptr<kernels::cuda::SeedGpuKernel> seed_kernel_on(int device, const index::SuffixIndex& index,
                                                              const MapParams& params) {
@@ -90,23 +54,103 @@ std::unique_ptr<kernels::cuda::SeedGpuKernel> seed_kernel_on(int device, const i
   }
 }
 
-MapDevices choose_devices(const MapOptions& options, const index::SuffixIndex& index) {
-  MapDevices d;
-  d.cpu = kernels::make_extend_cpu_kernel(options.kernel, options.params.scoring);
+// The GPUs' kernels of a run.
+struct MapGpus {
+  std::vector<std::unique_ptr<kernels::ExtendKernel>> aligners;
+  // One per GPU, the index on it; null where it did not fit (that GPU's workers seed on the CPU).
+  std::vector<std::unique_ptr<kernels::cuda::SeedGpuKernel>> seeders;
+  std::vector<std::string> names;
+};
+
+// Every GPU the run uses, with its kernels; none once `cancelled()` (the run has ended).
+MapGpus set_up_gpus(const MapOptions& options, const index::SuffixIndex& index, const std::function<bool()>& cancelled) {
   const engine::GpuSelection selection = engine::select_gpus(
       options.device, kernels::cuda::extend_gpu_unsupported_reason(options.params.scoring));
   if (!selection.notice.empty()) log_info("notice: aligning on the CPU only: {}", selection.notice);
-  std::vector<std::string> names;
+  MapGpus gpus;
   for (const engine::GpuInfo& gpu : selection.gpus) {
-    d.gpus.push_back(kernels::cuda::make_extend_gpu_kernel(gpu.index, options.params.scoring));
-    d.seed_gpus.push_back(seed_kernel_on(gpu.index, index, options.params));
-    names.push_back(engine::use_gpu(gpu.index));
+    if (cancelled()) break;
+    gpus.aligners.push_back(kernels::cuda::make_extend_gpu_kernel(gpu.index, options.params.scoring));
+    gpus.seeders.push_back(seed_kernel_on(gpu.index, index, options.params));
+    gpus.names.push_back(engine::use_gpu(gpu.index));
   }
-  d.description = d.gpus.empty() ? fmt::format("{} kernel", d.cpu->name())
-                                 : fmt::format("seeds and alignments on {} (the CPU, kernel {}, if a GPU fails)",
-                                               fmt::join(names, ", "), d.cpu->name());
-  return d;
+  return gpus;
 }
+
+// Which devices map: the CPU alone while the GPUs are set up (auto and all: a small job never
+// waits for CUDA's start), then the GPUs, or every core when none came. --device gpu waits for its
+// GPUs; --device cpu sets none up.
+enum class Stage { gpus_starting, cpu, gpus };
+
+// Where reads are seeded and their alignments scored: on the CPU, and on the GPUs once they are
+// set up (each worker then hands its chunks to one, falling back to the CPU if it fails).
+class MapDevices {
+ public:
+  MapDevices(const MapOptions& options, const index::SuffixIndex& index)
+      : choice_(options.device), threads_(std::max(1u, options.threads)),
+        cpu_(kernels::make_extend_cpu_kernel(options.kernel, options.params.scoring)) {
+    if (choice_ != engine::DeviceChoice::cpu)
+      set_up_.emplace(choice_, [&options, &index](const std::function<bool()>& cancelled) {
+        return set_up_gpus(options, index, cancelled);
+      });
+  }
+
+  // The stage from now on; with --device gpu, waits for the GPUs.
+  Stage stage() {
+    if (!set_up_) return Stage::cpu;
+    if (choice_ != engine::DeviceChoice::gpu && !set_up_->ready()) return Stage::gpus_starting;
+    return set_up_->get().aligners.empty() ? Stage::cpu : Stage::gpus;
+  }
+  // Threads that seed and align in `stage`: with GPUs, two per core (one works while one waits).
+  unsigned threads(Stage stage) const {
+    if (stage == Stage::gpus) return kGpuThreadsPerCore * threads_;
+    return stage == Stage::gpus_starting ? engine::workers_while_devices_start(threads_) : threads_;
+  }
+  std::string description(Stage stage) {
+    if (stage == Stage::gpus_starting) return fmt::format("{} kernel while the GPUs are set up", cpu_->name());
+    if (stage == Stage::cpu) return fmt::format("{} kernel", cpu_->name());
+    return fmt::format("seeds and alignments on {} (the CPU, kernel {}, if a GPU fails)", fmt::join(gpus().names, ", "),
+                       cpu_->name());
+  }
+  // The GPUs' kernels (waits for their set-up).
+  const MapGpus& gpus() { return set_up_->get(); }
+
+  std::unique_ptr<StrandSeeder> make_seeder(Stage stage, unsigned worker, const SeedFinder& cpu_finder,
+                                            const index::SuffixIndex& index, const MapParams& params) {
+    if (stage != Stage::gpus) return make_cpu_seeder(cpu_finder);
+    const auto& seeders = gpus().seeders;
+    if (!seeders[worker % seeders.size()]) return make_cpu_seeder(cpu_finder);
+    std::shared_ptr<kernels::cuda::SeedGpuSearcher> searcher = seeders[worker % seeders.size()]->make_searcher();
+    return make_gpu_seeder(
+        [searcher](std::span<const std::string_view> patterns, std::vector<kernels::SeedMatch>& matches,
+                   std::vector<std::uint32_t>& ends) { searcher->find(patterns, matches, ends); },
+        cpu_finder, index, params, [](const std::string& error) {
+          log_info("notice: a GPU failed ({}); this worker seeds on the CPU from now on, its chunk again", error);
+        });
+  }
+
+  std::unique_ptr<kernels::ExtendScorer> make_scorer(Stage stage, unsigned worker) {
+    if (stage != Stage::gpus) return cpu_->make_scorer();
+    const auto& aligners = gpus().aligners;
+    // Bands wider than the GPU's thread groups take and small batches stay on the CPU: there the
+    // GPU's round trip costs more.
+    kernels::PrimaryShare share{[](const kernels::ExtendTask& t) { return t.band_width <= kernels::cuda::kGpuGroupBand; },
+                                kGpuLeastTasks};
+    return kernels::with_cpu_fallback(aligners[worker % aligners.size()]->make_scorer(), cpu_->make_scorer(),
+                                      [](const std::string& error) {
+                                        log_info("notice: a GPU failed ({}); this worker aligns on the CPU from now on, "
+                                                 "its batch again",
+                                                 error);
+                                      },
+                                      std::move(share));
+  }
+
+ private:
+  engine::DeviceChoice choice_;
+  unsigned threads_;
+  std::unique_ptr<kernels::ExtendKernel> cpu_;
+  std::optional<engine::BackgroundSetUp<MapGpus>> set_up_;  // none with --device cpu
+};
 
 // SAM needs distinct, non-empty reference sequences.
 void check_reference(const index::ReferenceText& ref, const std::string& path) {
@@ -181,25 +225,19 @@ struct ChunkOutput {
 
 class BatchMapper {
  public:
-  BatchMapper(const index::SuffixIndex& index, const MapOptions& options, const MapDevices& devices,
-              const sam_hdr_t* header, bool binary, std::string read_group_id)
-      : index_(index), options_(options), params_(options.params), end_mapper_(index, params_),
+  BatchMapper(const index::SuffixIndex& index, const MapOptions& options, MapDevices& devices, const sam_hdr_t* header,
+              bool binary, std::string read_group_id)
+      : index_(index), options_(options), params_(options.params), devices_(devices), end_mapper_(index, params_),
         records_(index.reference(), {read_group_id, params_.all_alignments, params_.mark_secondary,
                                      params_.soft_clip_supplementary, params_.scoring}),
-        header_(header), binary_(binary),
-        map_threads_(devices.gpus.empty() ? options.threads : kGpuThreadsPerCore * options.threads),
-        workers_(map_threads_), most_chunk_fragments_(devices.gpus.empty() ? kChunkFragments : kGpuChunkFragments) {
-    for (unsigned k = 0; k < workers_.size(); ++k) {
-      Worker& w = workers_[k];
-      w.seeder = devices.make_seeder(k, end_mapper_.seed_finder(), index, params_);
-      w.scorer = devices.make_scorer(k);
-      w.aligner = std::make_unique<LocusAligner>(index, params_.scoring, *w.scorer);
-    }
+        header_(header), binary_(binary) {
+    take_ready_devices(0);
     if (params_.insert_mean > 0) sizes_ = given_insert_sizes(params_.insert_mean, params_.insert_sd);
   }
 
   // Batch `unit` of the job (a unit of the job: ranks take batches in turn).
   std::vector<ChunkOutput> map(const ReadBatch& batch, std::size_t unit) {
+    take_ready_devices(unit);
     const std::size_t n = batch.reads.size(), ends = batch.paired ? 2 : 1;
     const std::size_t per_chunk =
         chunk_fragments(n / ends, map_threads_, kChunkFragments, most_chunk_fragments_) * ends;
@@ -222,13 +260,33 @@ class BatchMapper {
   }
 
   StepSeconds& seconds() { return seconds_; }
-  unsigned threads() const { return map_threads_; }
+  bool on_gpus() const { return stage_ == Stage::gpus; }
   // After the job's last batch (`units` in all).
   void finish(std::size_t units) {
     if (estimates_sizes_) relay_.finish(units);
   }
 
  private:
+  // Between batches, the workers take the devices that are ready (a new stage): the first batch's
+  // (`unit` 0) are those of the start.
+  void take_ready_devices(std::size_t unit) {
+    const Stage stage = devices_.stage();
+    if (stage == stage_ && !workers_.empty()) return;
+    stage_ = stage;
+    map_threads_ = devices_.threads(stage);
+    most_chunk_fragments_ = stage == Stage::gpus ? kGpuChunkFragments : kChunkFragments;
+    std::vector<Worker> workers(map_threads_);
+    for (unsigned k = 0; k < map_threads_; ++k) {
+      Worker& w = workers[k];
+      w.seeder = devices_.make_seeder(stage, k, end_mapper_.seed_finder(), index_, params_);
+      w.scorer = devices_.make_scorer(stage, k);
+      w.aligner = std::make_unique<LocusAligner>(index_, params_.scoring, *w.scorer);
+    }
+    workers_.swap(workers);
+    log_info("map: {}{} threads, {}", unit == 0 ? "" : fmt::format("from batch {} on, ", unit + 1), map_threads_,
+             devices_.description(stage));
+  }
+
   // Seeds, chains, one kernel call, and each end's placements.
   void map_ends(const ReadBatch& batch, std::size_t first, std::size_t last, Worker& w) {
     std::vector<EndTasks> tasks(last - first);
@@ -337,13 +395,15 @@ class BatchMapper {
   const index::SuffixIndex& index_;
   const MapOptions& options_;
   const MapParams& params_;
+  MapDevices& devices_;
   EndMapper end_mapper_;
   RecordBuilder records_;
   const sam_hdr_t* header_;
   bool binary_;
-  unsigned map_threads_;  // threads that seed and align
+  Stage stage_ = Stage::gpus_starting;
+  unsigned map_threads_ = 0;  // threads that seed and align
   std::vector<Worker> workers_;
-  std::size_t most_chunk_fragments_;
+  std::size_t most_chunk_fragments_ = kChunkFragments;
   std::vector<EndLetters> letters_;
   std::vector<EndResult> results_;
   InsertSizes sizes_;  // the last part's
@@ -372,9 +432,9 @@ void write_chunks(dist::OrderedOutput& out, std::size_t unit, const std::vector<
 // sizes, and so its output, change with the thread count; parts do not). Batches are the job's
 // units: this rank maps its own (`units` counts them all) and returns their counts.
 BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, dist::OrderedOutput& out, std::size_t batch_bases,
-                        dist::UnitCounter& units) {
+                        unsigned threads, dist::UnitCounter& units) {
   // Every rank cuts the reads alike: rank 0's parts per batch (how parts are grouped changes no output).
-  const std::size_t parts = dist::from_rank_zero((mapper.threads() + kThreadsPerPart - 1) / kThreadsPerPart);
+  const std::size_t parts = dist::from_rank_zero((threads + kThreadsPerPart - 1) / kThreadsPerPart);
   const auto read_own = [&](ReadBatch& into, std::size_t& unit) {
     return units.next_mine([&] { return input.next(into, batch_bases, parts); }, unit, [] {});
   };
@@ -412,6 +472,17 @@ BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, dist::OrderedOutp
   return totals;
 }
 
+// Each GPU's seconds in kernels, against the run's `wall` seconds.
+void log_gpu_seconds(const MapGpus& gpus, double wall) {
+  for (std::size_t g = 0; g < gpus.aligners.size(); ++g) {
+    const double seeding = gpus.seeders[g] ? gpus.seeders[g]->device_seconds() : 0.0;
+    const double aligning = gpus.aligners[g]->device_seconds();
+    // Summed over the workers' streams, which may overlap: an upper bound of the time the GPU was busy.
+    log_info("map: GPU {} kernels: seeds {:.2f} s, alignments {:.2f} s; {:.0f} % of the run's wall time", g, seeding,
+             aligning, wall > 0 ? 100 * (seeding + aligning) / wall : 0.0);
+  }
+}
+
 void check_options(const MapOptions& options) {
   if (options.params.min_seed < 1) throw UsageError("-k must be at least 1");
 }
@@ -421,27 +492,30 @@ void check_options(const MapOptions& options) {
 void run_map(const MapOptions& options) {
   check_options(options);
   dist::check_same_inputs({options.reference, options.reads1, options.reads2});
-  auto gpus_found = engine::start_gpu_enumeration(options.device);  // CUDA's start-up, beside the index's reading
+  const auto gpus_found = engine::start_gpu_enumeration(options.device);  // CUDA's start, beside the index's reading
 
   Stopwatch clock;
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
   check_reference(index.reference(), options.reference);
-  if (gpus_found.valid()) gpus_found.get();
-  const MapDevices devices = choose_devices(options, index);
+  MapDevices devices(options, index);
   const auto [read_group, read_group_id] = read_group_line(options.read_group);
   ReadInput input(options.reads1, options.reads2, options.interleaved,
                   {options.comment_tags, own_tags(!read_group_id.empty())});
+  log_info("map: {}", input.paired() ? "paired reads" : "single reads");
   const SamHeader header(sam_header(index.reference(), read_group, options.command_line));
+  // Made before the output: --device gpu without a GPU fails here, having written nothing.
+  BatchMapper mapper(index, options, devices, header.get(), is_bam_path(options.out), read_group_id);
   std::optional<SamWriter> writer;  // rank 0's
   if (dist::writes_output()) writer.emplace(options.out, header, options.threads, options.bam_level);
   dist::OrderedOutput out([&](std::string_view bytes) {
     if (writer->binary()) writer->write_packed(bytes);
     else writer->write_text(bytes);
   });
-  BatchMapper mapper(index, options, devices, header.get(), is_bam_path(options.out), read_group_id);
-  log_info("map: {} threads, {}, {}", options.threads, devices.description, input.paired() ? "paired reads" : "single reads");
   dist::UnitCounter units;
-  const BatchCounts mine = map_batches(input, mapper, out, options.batch_bases, units);
+  // With GPUs from the start, a part per few of their mapping threads (more threads need more work
+  // per step); else a part per few cores, also while GPUs are set up.
+  const unsigned part_threads = devices.threads(options.device == engine::DeviceChoice::gpu ? Stage::gpus : Stage::cpu);
+  const BatchCounts mine = map_batches(input, mapper, out, options.batch_bases, part_threads, units);
   mapper.finish(units.count());
   const auto shares = out.finish(units.count(), {mine.reads, mine.mapped, mine.proper_pairs});
   if (!writer) return;
@@ -452,13 +526,7 @@ void run_map(const MapOptions& options) {
            "waiting for reads {:.2f}, waiting for output {:.2f}",
            s.ends, s.insert_sizes, s.finish, s.input_wait, s.output_wait);
   const double wall = clock.lap();
-  for (std::size_t g = 0; g < devices.gpus.size(); ++g) {
-    const double seeding = devices.seed_gpus[g] ? devices.seed_gpus[g]->device_seconds() : 0.0;
-    const double aligning = devices.gpus[g]->device_seconds();
-    // Summed over the workers' streams, which may overlap: an upper bound of the time the GPU was busy.
-    log_info("map: GPU {} kernels: seeds {:.2f} s, alignments {:.2f} s; {:.0f} % of the run's wall time", g, seeding,
-             aligning, wall > 0 ? 100 * (seeding + aligning) / wall : 0.0);
-  }
+  if (mapper.on_gpus()) log_gpu_seconds(devices.gpus(), wall);
   const std::uint64_t reads = totals[0], mapped = totals[1], proper_pairs = totals[2];
   log_info("map: {} reads, {} mapped ({:.2f} %), {} proper pairs; {:.2f} s, peak memory {:.0f} MiB", reads, mapped,
            reads ? 100.0 * static_cast<double>(mapped) / static_cast<double>(reads) : 0.0, proper_pairs, wall,
