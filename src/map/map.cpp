@@ -248,14 +248,17 @@ class BatchMapper {
     parallel_for(chunks, map_threads_, [&](std::size_t c, unsigned w) {
       map_ends(batch, c * per_chunk, std::min(n, (c + 1) * per_chunk), workers_[w]);
     });
-    seconds_.ends += clock.lap();
+    double mapping = clock.lap();
+    seconds_.ends += mapping;
     const std::vector<FinishChunk> finish = finish_chunks(batch, unit);
-    seconds_.insert_sizes += clock.lap();
+    seconds_.insert_sizes += clock.lap();  // not the devices' speed: may wait for another rank's batch
     std::vector<ChunkOutput> out(finish.size());
     parallel_for(finish.size(), map_threads_, [&](std::size_t c, unsigned w) {
       finish_chunk(batch, finish[c], workers_[w], out[c]);
     });
     seconds_.finish += clock.lap();
+    mapping += clock.lap();
+    (stage_ == Stage::gpus ? gpu_reads_per_second_ : cpu_reads_per_second_) = static_cast<double>(n) / std::max(mapping, 1e-6);
     return out;
   }
 
@@ -270,7 +273,7 @@ class BatchMapper {
   // Between batches, the workers take the devices that are ready (a new stage): the first batch's
   // (`unit` 0) are those of the start.
   void take_ready_devices(std::size_t unit) {
-    const Stage stage = devices_.stage();
+    const Stage stage = faster_of(devices_.stage(), unit);
     if (stage == stage_ && !workers_.empty()) return;
     stage_ = stage;
     map_threads_ = devices_.threads(stage);
@@ -285,6 +288,21 @@ class BatchMapper {
     workers_.swap(workers);
     log_info("map: {}{} threads, {}", unit == 0 ? "" : fmt::format("from batch {} on, ", unit + 1), map_threads_,
              devices_.description(stage));
+  }
+
+  // With --device auto, once GPUs are set up: each of them and the CPU maps a batch, and the one
+  // that mapped faster maps the rest. On some genomes and reads the CPU maps faster than the GPUs
+  // (their seeds and alignments save less than their round trips cost): 150 bp single reads of a
+  // 20 Mbp synthetic genome on an H100 machine (docs/performance.md).
+  Stage faster_of(Stage ready, std::size_t unit) {
+    if (ready != Stage::gpus || options_.device != engine::DeviceChoice::automatic) return ready;
+    if (faster_) return *faster_;
+    if (gpu_reads_per_second_ == 0) return Stage::gpus;
+    if (cpu_reads_per_second_ == 0) return Stage::cpu;
+    faster_ = gpu_reads_per_second_ >= cpu_reads_per_second_ ? Stage::gpus : Stage::cpu;
+    log_info("map: the GPUs mapped {:.0f} reads/s, the CPU {:.0f}: from batch {} on, the {} map", gpu_reads_per_second_,
+             cpu_reads_per_second_, unit + 1, faster_ == Stage::gpus ? "GPUs" : "CPU's cores");
+    return *faster_;
   }
 
   // Seeds, chains, one kernel call, and each end's placements.
@@ -401,6 +419,10 @@ class BatchMapper {
   const sam_hdr_t* header_;
   bool binary_;
   Stage stage_ = Stage::gpus_starting;
+  // Each device's speed on its last batch, 0 before one, and the faster once both have mapped one
+  // (--device auto's choice).
+  double cpu_reads_per_second_ = 0, gpu_reads_per_second_ = 0;
+  std::optional<Stage> faster_;
   unsigned map_threads_ = 0;  // threads that seed and align
   std::vector<Worker> workers_;
   std::size_t most_chunk_fragments_ = kChunkFragments;
