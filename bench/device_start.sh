@@ -31,8 +31,9 @@ declare -A job=(
   [mem_1m]="mem -mumreference -l 20 -b genome.hymi reads1m.fa"
   [map_10k]="map genome.hymi reads10k.fa"
   [map_200k]="map genome.hymi reads200k.fa"
+  [map_1m]="map genome.hymi reads1m.fa"
 )
-order=(papara_gut500x1 papara_gut500x20 search_1x20k search_20x2k search_20x200k mem_10k mem_1m map_10k map_200k)
+order=(papara_gut500x1 papara_gut500x20 search_1x20k search_20x2k search_20x200k mem_10k mem_1m map_10k map_200k map_1m)
 wanted=(${JOBS:-${order[@]}})
 
 start=$EPOCHREALTIME
@@ -66,7 +67,7 @@ for name in "${wanted[@]}"; do
   for d in $devices; do cmp -s <(grep -v '^@PG' "out_${name}_cpu") <(grep -v '^@PG' "out_${name}_$d") || same="$d DIFFERENT"; done
   printf '%-18s' "$name"; for d in $devices; do printf ' %8s' "${best[$d]}"; done
   printf ' %10s %10s  %s\n' "$(ratio "${best[auto]:-}" "${best[cpu]:-}")" "$(ratio "${best[auto]:-}" "${best[gpu]:-}")" "$same"
-  grep -hE 'devices ready|kernel set up|% of the cells|steps|map: .*threads, ' "log_${name}_auto" | sed 's/^ */    auto: /' || true
+  grep -hE 'devices ready|kernel set up|% of the cells|steps|map: .*threads, |map: the GPUs mapped' "log_${name}_auto" | sed 's/^ */    auto: /' || true
   unset best
   rm -f out_"${name}"_*
 done

@@ -79,7 +79,7 @@ for device in $devices; do
   timed "hyalign_$device" "$build/hyalign" map --device "$device" -t "$threads" genome.hymi reads_1.fq.gz reads_2.fq.gz \
     -o "hyalign_$device.bam"
   wall[$device]=$(cut -d ' ' -f 1 "hyalign_$device.time")
-  grep -E 'wall seconds|kernels|notice' "hyalign_$device.log" | sed 's/^.*map: /    /'
+  grep -E 'wall seconds|kernels|notice|threads, |GPUs mapped' "hyalign_$device.log" | sed 's/^.*map: /    /'
 done
 
 first=""

@@ -258,7 +258,9 @@ class BatchMapper {
     });
     seconds_.finish += clock.lap();
     mapping += clock.lap();
-    (stage_ == Stage::gpus ? gpu_reads_per_second_ : cpu_reads_per_second_) = static_cast<double>(n) / std::max(mapping, 1e-6);
+    // A stage's first batch on the GPUs also sets their workers' buffers up: not its speed.
+    if (stage_ != Stage::gpus || ++gpu_batches_ > 1)
+      (stage_ == Stage::gpus ? gpu_reads_per_second_ : cpu_reads_per_second_) = static_cast<double>(n) / std::max(mapping, 1e-6);
     return out;
   }
 
@@ -290,8 +292,8 @@ class BatchMapper {
              devices_.description(stage));
   }
 
-  // With --device auto, once GPUs are set up: each of them and the CPU maps a batch, and the one
-  // that mapped faster maps the rest. On some genomes and reads the CPU maps faster than the GPUs
+  // With --device auto, once GPUs are set up: each of them and the CPU maps a batch (the GPUs two,
+  // their first not counted), and the one that mapped faster maps the rest. On some genomes and reads the CPU maps faster than the GPUs
   // (their seeds and alignments save less than their round trips cost): 150 bp single reads of a
   // 20 Mbp synthetic genome on an H100 machine (docs/performance.md).
   Stage faster_of(Stage ready, std::size_t unit) {
@@ -422,6 +424,7 @@ class BatchMapper {
   // Each device's speed on its last batch, 0 before one, and the faster once both have mapped one
   // (--device auto's choice).
   double cpu_reads_per_second_ = 0, gpu_reads_per_second_ = 0;
+  std::size_t gpu_batches_ = 0;
   std::optional<Stage> faster_;
   unsigned map_threads_ = 0;  // threads that seed and align
   std::vector<Worker> workers_;
