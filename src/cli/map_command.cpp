@@ -140,8 +140,10 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
       ->check(CLI::Range(0, 10))
       ->capture_default_str();
   add_device_option(*cmd, *device,
-                    "Where reads are seeded and alignments scored: auto or all (the GPUs when present, else the "
-                    "CPU with a notice), cpu, gpu (the GPUs; an error without one)");
+                    "Where reads are seeded and alignments scored: auto (the CPU while the GPUs are set up, then "
+                    "whichever of the GPUs and the cores maps faster), all (the CPU while the GPUs are set up, then "
+                    "the GPUs), cpu, gpu (the GPUs; an error without one); without a GPU, auto and all use the CPU "
+                    "with a notice");
   cmd->add_option("--kernel", *kernel, "CPU alignment kernel: auto, scalar, avx2, avx512")->capture_default_str();
   add_index_subcommand(*cmd, action, threads);
 
