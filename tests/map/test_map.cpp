@@ -1187,6 +1187,12 @@ TEST(MapRun, GpuWritesWhatTheCpuWrites) {
   EXPECT_EQ(records(engine::DeviceChoice::gpu, 1), cpu);
   EXPECT_EQ(records(engine::DeviceChoice::gpu, 3), cpu);
   EXPECT_EQ(records(engine::DeviceChoice::all, 4), cpu);
+  // Hundreds of small batches: auto and all map the first on the CPU while the GPU starts, take the
+  // GPU between batches, and auto may go back to the CPU after its trial.
+  options.batch_bases = 2000;
+  const std::string small_batches = records(engine::DeviceChoice::cpu, 2);
+  EXPECT_EQ(records(engine::DeviceChoice::automatic, 4), small_batches);
+  EXPECT_EQ(records(engine::DeviceChoice::all, 4), small_batches);
 }
 
 }  // namespace
