@@ -90,9 +90,10 @@ class MapDevices {
       : choice_(options.device), threads_(std::max(1u, options.threads)),
         cpu_(kernels::make_extend_cpu_kernel(options.kernel, options.params.scoring)) {
     if (choice_ != engine::DeviceChoice::cpu)
-      set_up_.emplace(choice_, [&options, &index](const std::function<bool()>& cancelled) {
-        return set_up_gpus(options, index, cancelled);
-      });
+      set_up_ = std::make_unique<engine::BackgroundSetUp<MapGpus>>(
+          choice_, [&options, &index](const std::function<bool()>& cancelled) {
+            return set_up_gpus(options, index, cancelled);
+          });
   }
 
   // The stage from now on; with --device gpu, waits for the GPUs.
@@ -149,7 +150,7 @@ class MapDevices {
   engine::DeviceChoice choice_;
   unsigned threads_;
   std::unique_ptr<kernels::ExtendKernel> cpu_;
-  std::optional<engine::BackgroundSetUp<MapGpus>> set_up_;  // none with --device cpu
+  std::unique_ptr<engine::BackgroundSetUp<MapGpus>> set_up_;  // none with --device cpu
 };
 
 // SAM needs distinct, non-empty reference sequences.
