@@ -82,12 +82,12 @@ std::shared_future<void> start_gpu_enumeration(DeviceChoice choice) {
   return start_in_background([] { usable_gpus(); });
 }
 
-GpuSelection select_gpus(DeviceChoice choice, const std::string& unsupported_reason) {
+GpuSelection select_gpus(DeviceChoice choice, const UnsupportedReason& unsupported_reason) {
   if (choice == DeviceChoice::cpu) return {};
   std::vector<GpuInfo> gpus = usable_gpus();
   if (gpus.empty() && choice == DeviceChoice::gpu)
     throw UsageError(fmt::format("--device gpu: no usable GPU: {}", gpu_unavailable_reason()));
-  const std::string reason = gpus.empty() ? gpu_unavailable_reason() : unsupported_reason;
+  const std::string reason = gpus.empty() ? gpu_unavailable_reason() : unsupported_reason();
   if (!reason.empty()) return {{}, reason};
   return {std::move(gpus), ""};
 }

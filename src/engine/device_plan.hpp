@@ -23,13 +23,17 @@ struct WorkShape {
   double cpu_share_beside_gpus = 1.0;
 };
 
-// The GPUs to score on for `choice`: none when there is no usable GPU or `unsupported_reason` is
-// not empty (`notice` then says why); --device gpu without any usable GPU is a UsageError.
+// Why the tool's GPU kernel cannot take this run ("" when it can).
+using UnsupportedReason = std::function<std::string()>;
+
+// The GPUs to score on for `choice`: none when there is no usable GPU or `unsupported_reason()` is
+// not empty (`notice` then says why); --device gpu without any usable GPU is a UsageError. The
+// reason is asked only when there are GPUs: it may look at them, and --device cpu starts no CUDA.
 struct GpuSelection {
   std::vector<GpuInfo> gpus;
   std::string notice;
 };
-GpuSelection select_gpus(DeviceChoice choice, const std::string& unsupported_reason);
+GpuSelection select_gpus(DeviceChoice choice, const UnsupportedReason& unsupported_reason);
 
 // Worker groups: the CPU kernel's (unless --device gpu has GPUs), then one worker per GPU. A GPU's
 // worker does CPU work between takes (it folds or ranks the GPU's scores), so it gets a core of its
@@ -51,7 +55,7 @@ struct Devices {
 // workers of each device. Once `cancelled()` is true (the run ended before its GPUs were needed),
 // no further GPU kernel is made.
 template <class Kernel>
-Devices<Kernel> plan_devices(DeviceChoice choice, unsigned threads, const std::string& gpu_unsupported_reason,
+Devices<Kernel> plan_devices(DeviceChoice choice, unsigned threads, const UnsupportedReason& gpu_unsupported_reason,
                              std::shared_ptr<Kernel> cpu_kernel,
                              const std::function<std::unique_ptr<Kernel>(int gpu)>& make_gpu_kernel,
                              const WorkShape& shape, const std::function<bool()>& cancelled = {}) {

@@ -65,7 +65,7 @@ struct MapGpus {
 // Every GPU the run uses, with its kernels; none once `cancelled()` (the run has ended).
 MapGpus set_up_gpus(const MapOptions& options, const index::SuffixIndex& index, const std::function<bool()>& cancelled) {
   const engine::GpuSelection selection = engine::select_gpus(
-      options.device, kernels::cuda::extend_gpu_unsupported_reason(options.params.scoring));
+      options.device, [&] { return kernels::cuda::extend_gpu_unsupported_reason(options.params.scoring); });
   if (!selection.notice.empty()) log_info("notice: aligning on the CPU only: {}", selection.notice);
   MapGpus gpus;
   for (const engine::GpuInfo& gpu : selection.gpus) {
@@ -249,19 +249,17 @@ class BatchMapper {
     parallel_for(chunks, map_threads_, [&](std::size_t c, unsigned w) {
       map_ends(batch, c * per_chunk, std::min(n, (c + 1) * per_chunk), workers_[w]);
     });
-    double mapping = clock.lap();
-    seconds_.ends += mapping;
+    const double ends_seconds = clock.lap();
     const std::vector<FinishChunk> finish = finish_chunks(batch, unit);
     seconds_.insert_sizes += clock.lap();  // not the devices' speed: may wait for another rank's batch
     std::vector<ChunkOutput> out(finish.size());
     parallel_for(finish.size(), map_threads_, [&](std::size_t c, unsigned w) {
       finish_chunk(batch, finish[c], workers_[w], out[c]);
     });
-    seconds_.finish += clock.lap();
-    mapping += clock.lap();
-    // A stage's first batch on the GPUs also sets their workers' buffers up: not its speed.
-    if (stage_ != Stage::gpus || ++gpu_batches_ > 1)
-      (stage_ == Stage::gpus ? gpu_reads_per_second_ : cpu_reads_per_second_) = static_cast<double>(n) / std::max(mapping, 1e-6);
+    const double finish_seconds = clock.lap();
+    seconds_.ends += ends_seconds;
+    seconds_.finish += finish_seconds;
+    count_speed(n, ends_seconds + finish_seconds);
     return out;
   }
 
@@ -293,10 +291,19 @@ class BatchMapper {
              devices_.description(stage));
   }
 
+  // The speed of the batch just mapped, `reads` in `seconds`, for --device auto's choice. The
+  // GPUs' first batch also sets their workers' buffers up: not their speed.
+  void count_speed(std::size_t reads, double seconds) {
+    if (stage_ == Stage::gpus && ++gpu_batches_ == 1) return;
+    (stage_ == Stage::gpus ? gpu_reads_per_second_ : cpu_reads_per_second_) =
+        static_cast<double>(reads) / std::max(seconds, 1e-6);
+  }
+
   // With --device auto, once GPUs are set up: each of them and the CPU maps a batch (the GPUs two,
-  // their first not counted), and the one that mapped faster maps the rest. On some genomes and reads the CPU maps faster than the GPUs
-  // (their seeds and alignments save less than their round trips cost): 150 bp single reads of a
-  // 20 Mbp synthetic genome on an H100 machine (docs/performance.md).
+  // their first not counted), and the one that mapped faster maps the rest. On some genomes and
+  // reads the CPU maps faster than the GPUs (their seeds and alignments save less than their round
+  // trips cost): 150 bp single reads of a 20 Mbp synthetic genome on an H100 machine
+  // (docs/performance.md).
   Stage faster_of(Stage ready, std::size_t unit) {
     if (ready != Stage::gpus || options_.device != engine::DeviceChoice::automatic) return ready;
     if (faster_) return *faster_;

@@ -442,12 +442,9 @@ engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, 
   Stopwatch clock;
   engine::WorkShape shape;
   shape.cpu_share_beside_gpus = 0;
-  // The reason looks at the GPUs' memory: --device cpu must not start CUDA for it.
-  const std::string unsupported = options.device == engine::DeviceChoice::cpu
-                                      ? std::string()
-                                      : kernels::cuda::mem_gpu_unsupported_reason(index, options.gpu_memory);
   auto devices = engine::plan_devices<kernels::MemKernel>(
-      options.device, options.threads, unsupported, std::move(cpu),
+      options.device, options.threads,
+      [&] { return kernels::cuda::mem_gpu_unsupported_reason(index, options.gpu_memory); }, std::move(cpu),
       [&](int gpu) {
         return kernels::make_mem_kernel_with_fallback(gpu, index, options.params, options.gpu_memory, options.threads);
       },

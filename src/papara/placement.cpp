@@ -112,7 +112,7 @@ std::vector<Placement> place_queries(const StateSequences& queries, const Alphab
       setup.device, setup.threads, kernels::make_papara_cpu_kernel(setup.kernel, problem),
       [&](std::shared_ptr<kernels::PaparaKernel> cpu, const std::function<bool()>& cancelled) {
         return engine::plan_devices<kernels::PaparaKernel>(
-            setup.device, setup.threads, kernels::cuda::gpu_unsupported_reason(problem), std::move(cpu),
+            setup.device, setup.threads, [&] { return kernels::cuda::gpu_unsupported_reason(problem); }, std::move(cpu),
             [&](int gpu) { return kernels::cuda::make_papara_gpu_kernel(gpu, problem); }, engine::WorkShape{},
             cancelled);
       });

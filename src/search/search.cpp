@@ -348,7 +348,7 @@ engine::Devices<kernels::SwKernel> plan_search_devices(const SearchOptions& o, c
   engine::WorkShape shape{std::max<std::size_t>(1, (std::size_t{1} << 28) / block), block * sizeof(int)};
   if (o.device == engine::DeviceChoice::automatic) shape.cpu_share_beside_gpus = 0;
   return engine::plan_devices<kernels::SwKernel>(
-      o.device, threads, kernels::cuda::sw_gpu_unsupported_reason(scoring.kernel()), std::move(cpu_kernel),
+      o.device, threads, [&] { return kernels::cuda::sw_gpu_unsupported_reason(scoring.kernel()); }, std::move(cpu_kernel),
       [&](int gpu) { return kernels::cuda::make_sw_gpu_kernel(gpu, scoring.kernel(), threads); }, shape, cancelled);
 }
 

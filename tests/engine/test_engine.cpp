@@ -113,7 +113,7 @@ TEST(DevicePlan, WorkersPerDeviceAndTakesFromFreeMemory) {
 }
 
 TEST(DevicePlan, CpuChoiceSelectsNoGpu) {
-  const GpuSelection none = select_gpus(DeviceChoice::cpu, "");
+  const GpuSelection none = select_gpus(DeviceChoice::cpu, [] { return std::string(); });
   EXPECT_TRUE(none.gpus.empty());
   EXPECT_TRUE(none.notice.empty());
 }
