@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -29,10 +31,11 @@ constexpr std::size_t kInput = 256 * 1024;  // compressed bytes per read(2)
 #endif
 constexpr std::size_t kBlocksAhead = 2;  // decoded blocks waiting for the caller, at most
 
-// A file descriptor's bytes, read(2) until the request is filled or the file ends.
+// A file descriptor's bytes, read(2) until the request is filled or the file ends. `size` is the
+// file's, where known (not for a pipe).
 class FileBytes {
  public:
-  FileBytes(int fd, bool owned) : fd_(fd), owned_(owned) {}
+  FileBytes(int fd, bool owned, std::optional<std::uint64_t> size = std::nullopt) : fd_(fd), owned_(owned), size_(size) {}
   ~FileBytes() {
     if (owned_) ::close(fd_);
   }
@@ -48,13 +51,22 @@ class FileBytes {
       if (r == 0) ended_ = true;
       got += static_cast<std::size_t>(r);
     }
+    consumed_.fetch_add(got, std::memory_order_relaxed);
     return got;
   }
   bool ended() const { return ended_; }
+  std::optional<std::uint64_t> size() const { return size_; }
+  // Any thread may ask while another reads.
+  std::optional<double> fraction_read() const {
+    if (!size_ || *size_ == 0) return std::nullopt;
+    return std::min(1.0, static_cast<double>(consumed_.load(std::memory_order_relaxed)) / static_cast<double>(*size_));
+  }
 
  private:
   int fd_;
   bool owned_;
+  std::optional<std::uint64_t> size_;
+  std::atomic<std::uint64_t> consumed_{0};
   bool ended_ = false;
 };
 
@@ -177,16 +189,18 @@ std::unique_ptr<FileBytes> open_file(const std::string& path) {
   if (S_ISDIR(st.st_mode)) throw InputError(path, "cannot open: is a directory");
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(path, fmt::format("cannot open: {}", std::strerror(errno)));
-  return std::make_unique<FileBytes>(fd, true);
+  return std::make_unique<FileBytes>(fd, true, S_ISREG(st.st_mode) ? std::optional<std::uint64_t>(st.st_size) : std::nullopt);
+}
+
+bool is_gzip_head(const std::string& head) {
+  return head.size() == 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b;
 }
 
 // Plain or gzip, told by the first two bytes.
 std::unique_ptr<Decoder> make_decoder(std::unique_ptr<FileBytes> file) {
   std::string head(2, '\0');
   head.resize(file->read(head.data(), head.size()));
-  const bool gzip = head.size() == 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-                    static_cast<unsigned char>(head[1]) == 0x8b;
-  if (gzip) return std::make_unique<GzipDecoder>(std::move(file), std::move(head));
+  if (is_gzip_head(head)) return std::make_unique<GzipDecoder>(std::move(file), std::move(head));
   return std::make_unique<PlainDecoder>(std::move(file), std::move(head));
 }
 
@@ -196,6 +210,7 @@ std::unique_ptr<Decoder> make_decoder(std::unique_ptr<FileBytes> file) {
 // to end with the process rather than joined, so it holds its own reference.
 struct ByteSourceShared {
   std::unique_ptr<Decoder> decoder;
+  const FileBytes* file = nullptr;  // the decoder's
   std::size_t block = 0;
   std::mutex mutex;
   std::condition_variable changed;
@@ -247,7 +262,9 @@ ByteSource::ByteSource(const std::string& path, std::size_t block) : impl_(std::
   s.block = std::max<std::size_t>(block, 1);
   impl_->standard_input = path == "-";
   try {
-    s.decoder = make_decoder(open_file(path));
+    std::unique_ptr<FileBytes> file = open_file(path);
+    s.file = file.get();
+    s.decoder = make_decoder(std::move(file));
   } catch (const Error& e) {
     throw InputError(impl_->standard_input ? "<stdin>" : path, e.what());
   }
@@ -278,6 +295,18 @@ std::string_view ByteSource::next() {
   impl_->current = std::move(s.ready.front());
   s.ready.pop_front();
   return {impl_->current.data(), impl_->current.size()};
+}
+
+std::optional<double> ByteSource::fraction_read() const { return impl_->shared->file->fraction_read(); }
+
+std::optional<std::uint64_t> size_as_read(const std::string& path) {
+  if (path == "-") return std::nullopt;
+  const std::unique_ptr<FileBytes> file = open_file(path);
+  if (!file->size()) return std::nullopt;
+  std::string head(2, '\0');
+  head.resize(file->read(head.data(), head.size()));
+  if (is_gzip_head(head)) return std::nullopt;
+  return file->size();
 }
 
 }  // namespace hyalign

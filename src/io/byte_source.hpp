@@ -4,7 +4,9 @@
 // blocks while the caller parses the last, so that a reader of a gzip file runs at the speed of
 // its parsing or of the decoding, whichever is slower, not of both added.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -29,9 +31,18 @@ class ByteSource {
   // Throws Error on a read error, corrupt or truncated gzip data.
   std::string_view next();
 
+  // The share of the file read so far (decoded ahead included), from 0 to 1: where the caller is in
+  // a long job. None for standard input and other files of no known size (pipes).
+  std::optional<double> fraction_read() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The bytes a ByteSource of `path` returns, where known without reading it: the size of a regular
+// file that is not gzip. None for gzip (a file of many members, as bgzip writes, does not say its
+// size decoded), pipes and standard input. Throws InputError as ByteSource does.
+std::optional<std::uint64_t> size_as_read(const std::string& path);
 
 }  // namespace hyalign

@@ -148,6 +148,7 @@ bool LineReader::next(std::string_view& line) {
 std::size_t LineReader::line_number() const { return impl_->line; }
 const std::string& LineReader::path() const { return impl_->path; }
 const std::string& LineReader::name() const { return impl_->name; }
+std::optional<double> LineReader::fraction_read() const { return impl_->source.fraction_read(); }
 
 std::string normalize_sequence_name(std::string_view header) {
   std::string out;
@@ -326,5 +327,6 @@ bool SequenceReader::next(SequenceRecord& record) {
 
 SequenceFormat SequenceReader::format() const { return impl_->format; }
 const std::string& SequenceReader::path() const { return impl_->lines.path(); }
+std::optional<double> SequenceReader::fraction_read() const { return impl_->lines.fraction_read(); }
 
 }  // namespace hyalign

@@ -3,6 +3,7 @@
 // file name). Records are produced one at a time, so memory stays bounded by the longest record.
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,7 @@ class LineReader {
   std::size_t line_number() const;  // 1-based number of the line last returned (0 before the first)
   const std::string& path() const;  // as given
   const std::string& name() const;  // for messages: the path, or "<stdin>" for "-"
+  std::optional<double> fraction_read() const;  // ByteSource's
 
  private:
   struct Impl;
@@ -84,6 +86,7 @@ class SequenceReader {
   bool next(SequenceRecord& record);
   SequenceFormat format() const;
   const std::string& path() const;
+  std::optional<double> fraction_read() const;  // ByteSource's
 
  private:
   struct Impl;

@@ -20,10 +20,12 @@
 #include "engine/device_plan.hpp"
 #include "hyalign/version.hpp"
 #include "index/index_file.hpp"
+#include "io/byte_source.hpp"
 #include "io/sam_writer.hpp"
 #include "kernels/cuda/extend_cuda.hpp"
 #include "kernels/cuda/seed_cuda.hpp"
 #include "map/end_mapping.hpp"
+#include "map/gpu_trial.hpp"
 #include "map/pairing.hpp"
 #include "map/read_input.hpp"
 #include "map/sam_records.hpp"
@@ -37,6 +39,8 @@ constexpr std::size_t kGpuLeastTasks = 128;  // fewer alignments in a call are s
 constexpr unsigned kGpuThreadsPerCore = 2;  // mapping threads per -t thread with GPUs: one works while one waits
 constexpr std::size_t kRescueChunkFragments = 1024;  // the most a worker rescues mates of and writes at once
 constexpr unsigned kThreadsPerPart = 3;  // a batch holds a part of -K read letters per this many threads
+// Parts of -K letters in a batch mapped by `threads` threads.
+std::size_t parts_per_batch(unsigned threads) { return (threads + kThreadsPerPart - 1) / kThreadsPerPart; }
 
 // Fragments per chunk: at least `least`, at most `most`, and a few chunks per thread.
 std::size_t chunk_fragments(std::size_t fragments, unsigned threads, std::size_t least, std::size_t most) {
@@ -232,13 +236,13 @@ class BatchMapper {
         records_(index.reference(), {read_group_id, params_.all_alignments, params_.mark_secondary,
                                      params_.soft_clip_supplementary, params_.scoring}),
         header_(header), binary_(binary) {
-    take_ready_devices(0);
+    take_ready_devices(0, std::nullopt);
     if (params_.insert_mean > 0) sizes_ = given_insert_sizes(params_.insert_mean, params_.insert_sd);
   }
 
   // Batch `unit` of the job (a unit of the job: ranks take batches in turn).
   std::vector<ChunkOutput> map(const ReadBatch& batch, std::size_t unit) {
-    take_ready_devices(unit);
+    take_ready_devices(unit, batch.input_read);
     const std::size_t n = batch.reads.size(), ends = batch.paired ? 2 : 1;
     const std::size_t per_chunk =
         chunk_fragments(n / ends, map_threads_, kChunkFragments, most_chunk_fragments_) * ends;
@@ -272,9 +276,9 @@ class BatchMapper {
 
  private:
   // Between batches, the workers take the devices that are ready (a new stage): the first batch's
-  // (`unit` 0) are those of the start.
-  void take_ready_devices(std::size_t unit) {
-    const Stage stage = faster_of(devices_.stage(), unit);
+  // (`unit` 0) are those of the start. `input_read`: the share of the input read with batch `unit`.
+  void take_ready_devices(std::size_t unit, std::optional<double> input_read) {
+    const Stage stage = faster_of(devices_.stage(), unit, input_read);
     if (stage == stage_ && !workers_.empty()) return;
     stage_ = stage;
     map_threads_ = devices_.threads(stage);
@@ -303,10 +307,18 @@ class BatchMapper {
   // their first not counted), and the one that mapped faster maps the rest. On some genomes and
   // reads the CPU maps faster than the GPUs (their seeds and alignments save less than their round
   // trips cost): 150 bp single reads of a 20 Mbp synthetic genome on an H100 machine
-  // (docs/performance.md).
-  Stage faster_of(Stage ready, std::size_t unit) {
+  // (docs/performance.md). With too few batches left for that, the CPU maps them.
+  Stage faster_of(Stage ready, std::size_t unit, std::optional<double> input_read) {
     if (ready != Stage::gpus || options_.device != engine::DeviceChoice::automatic) return ready;
     if (faster_) return *faster_;
+    const std::optional<double> left = batches_left(unit, input_read, dist::size());
+    if (gpu_batches_ == 0 && left && *left < kBatchesWorthATrial) {
+      faster_ = Stage::cpu;
+      log_info("map: the GPUs are ready with about {:.0f} batches left, too few to try them on: the CPU's cores map "
+               "the rest",
+               *left);
+      return Stage::cpu;
+    }
     if (gpu_reads_per_second_ == 0) return Stage::gpus;
     if (cpu_reads_per_second_ == 0) return Stage::cpu;
     faster_ = gpu_reads_per_second_ >= cpu_reads_per_second_ ? Stage::gpus : Stage::cpu;
@@ -467,7 +479,7 @@ void write_chunks(dist::OrderedOutput& out, std::size_t unit, const std::vector<
 BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, dist::OrderedOutput& out, std::size_t batch_bases,
                         unsigned threads, dist::UnitCounter& units) {
   // Every rank cuts the reads alike: rank 0's parts per batch (how parts are grouped changes no output).
-  const std::size_t parts = dist::from_rank_zero((threads + kThreadsPerPart - 1) / kThreadsPerPart);
+  const std::size_t parts = dist::from_rank_zero(parts_per_batch(threads));
   const auto read_own = [&](ReadBatch& into, std::size_t& unit) {
     return units.next_mine([&] { return input.next(into, batch_bases, parts); }, unit, [] {});
   };
@@ -516,15 +528,42 @@ void log_gpu_seconds(const MapGpus& gpus, double wall) {
   }
 }
 
+// The reads' letters at most, where their files' sizes say (plain files: a letter takes a byte at least).
+std::optional<std::uint64_t> read_letters_at_most(const MapOptions& options) {
+  std::uint64_t bytes = 0;
+  for (const std::string& path : {options.reads1, options.reads2}) {
+    if (path.empty()) continue;
+    const std::optional<std::uint64_t> size = size_as_read(path);
+    if (!size) return std::nullopt;
+    bytes += *size;
+  }
+  return bytes;
+}
+
+// With --device auto, the CPU alone for reads too few to try the GPUs on, without starting CUDA.
+MapOptions devices_for_size(MapOptions options) {
+  if (options.device != engine::DeviceChoice::automatic) return options;
+  const std::optional<std::uint64_t> letters = read_letters_at_most(options);
+  const std::optional<double> batches =
+      batches_at_most(letters, parts_per_batch(options.threads) * options.batch_bases, dist::size());
+  if (!batches || *batches >= kBatchesWorthATrial) return options;
+  log_info("map: the reads hold {} letters at most, {:.1f} batches: too few to try the GPUs on, the CPU maps them "
+           "(--device all or gpu uses the GPUs)",
+           *letters, *batches);
+  options.device = engine::DeviceChoice::cpu;
+  return options;
+}
+
 void check_options(const MapOptions& options) {
   if (options.params.min_seed < 1) throw UsageError("-k must be at least 1");
 }
 
 }  // namespace
 
-void run_map(const MapOptions& options) {
-  check_options(options);
-  dist::check_same_inputs({options.reference, options.reads1, options.reads2});
+void run_map(const MapOptions& given) {
+  check_options(given);
+  dist::check_same_inputs({given.reference, given.reads1, given.reads2});
+  const MapOptions options = devices_for_size(given);
   const auto gpus_found = engine::start_gpu_enumeration(options.device);  // CUDA's start, beside the index's reading
 
   Stopwatch clock;

@@ -68,6 +68,7 @@ bool ReadInput::next(ReadBatch& batch, std::size_t letters, std::size_t parts) {
     batch.part_ends.push_back(count);
   }
   batch.reads.resize(count);
+  batch.input_read = first_->fraction_read();
   return count > 0;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct ReadBatch {
   std::vector<std::size_t> part_ends;  // reads[part_ends[p-1], part_ends[p]) is part p
   bool paired = false;
   std::uint64_t first_fragment = 0;    // the input's reads (or pairs) before this batch
+  std::optional<double> input_read;    // the share of the input read with this batch (none from a pipe)
   // The ordinal in the input of reads[r]'s read or pair.
   std::uint64_t fragment_number(std::size_t r) const { return first_fragment + (paired ? r / 2 : r); }
   // The number ties between reads[r]'s placements are broken with (sort_placements).

@@ -60,6 +60,16 @@ small_job search search -q query.fa -d db.fa
 small_job mem mem -maxmatch -l 20 genome.hymi mem_reads.fa
 small_job papara papara -t "$papara/ref.unrooted.nwk" -s "$papara/ref.phy" -q reads.fasta
 small_job map map genome.hymi mem_reads.fa
+# map's auto does not start CUDA for reads that its file's size shows are too few to try the GPUs on;
+# from a pipe (size unknown) it starts it in the background, and does not wait for it either.
+grep -q 'too few to try the GPUs on' map.auto.log && ok map_auto_small_file_starts_no_gpus ||
+  fail map_auto_small_file_starts_no_gpus
+start=$EPOCHREALTIME
+cat mem_reads.fa | slow "$hyalign" map genome.hymi - --device auto -o map.pipe 2>map.pipe.log ||
+  fail map_auto_pipe_exit
+quick "$start" && ok map_auto_pipe_does_not_wait || fail "map_auto_pipe_does_not_wait ($(seconds "$start") s)"
+! grep -q 'too few to try' map.pipe.log && cmp -s <(grep -v '^@PG' map.cpu) <(grep -v '^@PG' map.pipe) &&
+  ok map_auto_pipe_output || fail map_auto_pipe_output
 
 # --device gpu waits for the start, then fails with the usual error and writes nothing.
 gpu_job() {

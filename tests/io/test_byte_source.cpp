@@ -1,8 +1,10 @@
 #include "io/byte_source.hpp"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -130,4 +132,39 @@ TEST(ByteSource, BytesBeforeAnErrorComeFirst) {
   } catch (const ByteSource::Error&) {
     EXPECT_EQ(got, text);  // the reader's error names the line where the good data end
   }
+}
+
+TEST(ByteSource, SharesReadGrowToOneAndSizesAreKnownForPlainFilesOnly) {
+  const std::string text = some_text(3000000, 7);
+  for (const std::string& path : {write_file("share.txt", text), write_file("share.gz", gzip_member(text))}) {
+    ByteSource source(path, 4096);
+    double last = 0;
+    for (std::string_view block = source.next(); !block.empty(); block = source.next()) {
+      const std::optional<double> read = source.fraction_read();
+      ASSERT_TRUE(read.has_value()) << path;
+      EXPECT_GE(*read, last) << path;
+      last = *read;
+    }
+    EXPECT_DOUBLE_EQ(last, 1.0) << path;
+    EXPECT_GT(last, 0.0);
+  }
+  EXPECT_EQ(size_as_read(temp().file("share.txt")), std::optional<std::uint64_t>(text.size()));
+  EXPECT_EQ(size_as_read(temp().file("share.gz")), std::nullopt);  // its size decoded is not in the file
+  EXPECT_EQ(size_as_read("-"), std::nullopt);
+  EXPECT_THROW(size_as_read(temp().file("no_such_file")), InputError);
+}
+
+TEST(ByteSource, ThePartReadOfAPipeIsUnknown) {
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  ASSERT_EQ(::write(ends[1], "@r\nACGT\n+\nIIII\n", 16), 16);
+  ::close(ends[1]);
+  const std::string path = "/dev/fd/" + std::to_string(ends[0]);
+  EXPECT_EQ(size_as_read(path), std::nullopt);
+  {
+    ByteSource source(path, 4096);
+    EXPECT_EQ(source.next().size(), 16u);
+    EXPECT_EQ(source.fraction_read(), std::nullopt);
+  }
+  ::close(ends[0]);
 }

@@ -22,6 +22,7 @@
 #include "kernels/seed_search.hpp"
 #include "map/chains.hpp"
 #include "map/end_mapping.hpp"
+#include "map/gpu_trial.hpp"
 #include "map/map.hpp"
 #include "map/mapq.hpp"
 #include "map/pairing.hpp"
@@ -948,6 +949,19 @@ TEST(InsertSizes, NoneFromEndsThatLieAnywhere) {
   EXPECT_FALSE(estimate_insert_sizes(far, {}).known);
   EXPECT_FALSE(estimate_insert_sizes(mixed, {}).known);
   EXPECT_TRUE(estimate_insert_sizes({mixed.data(), 2 * 600}, {}).known) << "60 FR pairs among 600 make an estimate";
+}
+
+TEST(GpuTrial, BatchesLeftFollowTheShareRead) {
+  EXPECT_EQ(batches_left(0, std::nullopt, 1), std::nullopt);  // a pipe
+  EXPECT_EQ(batches_left(3, 0.0, 1), std::nullopt);
+  EXPECT_DOUBLE_EQ(*batches_left(0, 1.0, 1), 1.0);       // the last batch
+  EXPECT_DOUBLE_EQ(*batches_left(1, 2.0 / 13, 1), 12.0);  // batch 2 of 13
+  EXPECT_DOUBLE_EQ(*batches_left(1, 2.0 / 13, 4), 3.0);   // of which a rank of four maps a quarter
+  EXPECT_DOUBLE_EQ(*batches_left(1, 2.0 / 3, 1), 2.0);    // batch 2 of 3: too few for a trial
+  EXPECT_LT(*batches_left(1, 2.0 / 3, 1), kBatchesWorthATrial);
+  EXPECT_EQ(batches_at_most(std::nullopt, 1000, 1), std::nullopt);
+  EXPECT_DOUBLE_EQ(*batches_at_most(12000, 1000, 1), 12.0);
+  EXPECT_DOUBLE_EQ(*batches_at_most(12000, 1000, 3), 4.0);
 }
 
 // ---- whole runs ----
