@@ -541,17 +541,17 @@ std::optional<std::uint64_t> read_letters_at_most(const MapOptions& options) {
 }
 
 // With --device auto, the CPU alone for reads too few to try the GPUs on, without starting CUDA.
-MapOptions devices_for_size(MapOptions options) {
-  if (options.device != engine::DeviceChoice::automatic) return options;
+// Returns why, for the log once the inputs are open (an input's error is the run's one line).
+std::string devices_for_size(MapOptions& options) {
+  if (options.device != engine::DeviceChoice::automatic) return {};
   const std::optional<std::uint64_t> letters = read_letters_at_most(options);
   const std::optional<double> batches =
       batches_at_most(letters, parts_per_batch(options.threads) * options.batch_bases, dist::size());
-  if (!batches || *batches >= kBatchesWorthATrial) return options;
-  log_info("map: the reads hold {} letters at most, {:.1f} batches: too few to try the GPUs on, the CPU maps them "
-           "(--device all or gpu uses the GPUs)",
-           *letters, *batches);
+  if (!batches || *batches >= kBatchesWorthATrial) return {};
   options.device = engine::DeviceChoice::cpu;
-  return options;
+  return fmt::format("map: the reads hold {} letters at most, {:.1f} batches: too few to try the GPUs on, the CPU "
+                     "maps them (--device all or gpu uses the GPUs)",
+                     *letters, *batches);
 }
 
 void check_options(const MapOptions& options) {
@@ -563,7 +563,8 @@ void check_options(const MapOptions& options) {
 void run_map(const MapOptions& given) {
   check_options(given);
   dist::check_same_inputs({given.reference, given.reads1, given.reads2});
-  const MapOptions options = devices_for_size(given);
+  MapOptions options = given;
+  const std::string why_cpu = devices_for_size(options);
   const auto gpus_found = engine::start_gpu_enumeration(options.device);  // CUDA's start, beside the index's reading
 
   Stopwatch clock;
@@ -574,6 +575,7 @@ void run_map(const MapOptions& given) {
   ReadInput input(options.reads1, options.reads2, options.interleaved,
                   {options.comment_tags, own_tags(!read_group_id.empty())});
   log_info("map: {}", input.paired() ? "paired reads" : "single reads");
+  if (!why_cpu.empty()) log_info("{}", why_cpu);
   const SamHeader header(sam_header(index.reference(), read_group, options.command_line));
   // Made before the output: --device gpu without a GPU fails here, having written nothing.
   BatchMapper mapper(index, options, devices, header.get(), is_bam_path(options.out), read_group_id);

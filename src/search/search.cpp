@@ -20,6 +20,7 @@
 #include "engine/device_start.hpp"
 #include "io/atomic_output.hpp"
 #include "io/blast_tabular.hpp"
+#include "io/byte_source.hpp"
 #include "io/coded_sequences.hpp"
 #include "io/sequence_reader.hpp"
 #include "kernels/cuda/sw_cuda.hpp"
@@ -92,6 +93,9 @@ struct StepSeconds {
 
 // ---- Step 1: read the queries ----
 constexpr std::size_t kQueriesPerUnit = 4096;  // the most an MPI rank takes at a time
+// Cells a core scores in about a tenth of a second (15 GCUPS a core with AVX2 or AVX-512:
+// docs/performance.md): --device auto leaves the GPUs out of a job of this many a thread or fewer.
+constexpr double kSmallJobCellsPerThread = 2e9;
 std::vector<SequenceRecord> read_queries(const std::string& path) {
   std::vector<SequenceRecord> records;
   SequenceReader reader(path);
@@ -412,14 +416,33 @@ void log_search(const CodedSequences& queries, const DatabaseShare& database, co
            wall_seconds, peak_memory_mib());
 }
 
+// --device auto on a job that the CPU's cores end before CUDA would have started (a few tenths of a
+// second): the CPU alone, without starting CUDA, since a job that ends while CUDA starts waits for
+// the driver's call in flight (docs/performance.md). Its cells are at most the product of its
+// files' sizes, where known (plain files and makedb databases: a residue takes a byte at least).
+// Returns why, for the log once the inputs are read (an input's error is the run's one line).
+std::string devices_for_size(SearchOptions& o) {
+  if (o.device != engine::DeviceChoice::automatic) return {};
+  const std::optional<std::uint64_t> query_bytes = size_as_read(o.queries), database_bytes = size_as_read(o.database);
+  if (!query_bytes || !database_bytes) return {};
+  const double cells = static_cast<double>(*query_bytes) * static_cast<double>(*database_bytes) / dist::size();
+  if (cells > kSmallJobCellsPerThread * std::max(1u, o.threads)) return {};
+  o.device = engine::DeviceChoice::cpu;
+  return fmt::format("search: {:.3g} cells at most: the CPU's cores scored them before the GPUs could have started, "
+                     "so they were not (--device all or gpu uses them)",
+                     cells);
+}
+
 }  // namespace
 
-void run_search(const SearchOptions& o) {
-  if (o.top == 0) throw UsageError("-k/--top must be at least 1");
-  const TabularFormat format = TabularFormat::parse(o.outfmt);
+void run_search(const SearchOptions& given) {
+  if (given.top == 0) throw UsageError("-k/--top must be at least 1");
+  const TabularFormat format = TabularFormat::parse(given.outfmt);
   std::optional<AtomicOutput> out;  // rank 0's; opened first: an unwritable output fails before any work
-  if (dist::writes_output()) out.emplace(o.out);
-  dist::check_same_inputs({o.queries, o.database});
+  if (dist::writes_output()) out.emplace(given.out);
+  dist::check_same_inputs({given.queries, given.database});
+  SearchOptions o = given;
+  const std::string why_cpu = devices_for_size(o);
   const auto start = Clock::now();
   const auto gpus_found = engine::start_gpu_enumeration(o.device);
 
@@ -465,6 +488,7 @@ void run_search(const SearchOptions& o) {
   if (!out) return;
   out->commit();
   steps.writing = seconds_since(step_start);
+  if (!why_cpu.empty()) log_info("{}", why_cpu);
   log_search(queries, database, scoring, scorer.reports(), steps, seconds_since(start));
   engine::log_device_reports(scorer.reports());
   if (o.split_database)

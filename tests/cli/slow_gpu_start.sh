@@ -60,16 +60,23 @@ small_job search search -q query.fa -d db.fa
 small_job mem mem -maxmatch -l 20 genome.hymi mem_reads.fa
 small_job papara papara -t "$papara/ref.unrooted.nwk" -s "$papara/ref.phy" -q reads.fasta
 small_job map map genome.hymi mem_reads.fa
-# map's auto does not start CUDA for reads that its file's size shows are too few to try the GPUs on;
-# from a pipe (size unknown) it starts it in the background, and does not wait for it either.
-grep -q 'too few to try the GPUs on' map.auto.log && ok map_auto_small_file_starts_no_gpus ||
-  fail map_auto_small_file_starts_no_gpus
-start=$EPOCHREALTIME
-cat mem_reads.fa | slow "$hyalign" map genome.hymi - --device auto -o map.pipe 2>map.pipe.log ||
-  fail map_auto_pipe_exit
-quick "$start" && ok map_auto_pipe_does_not_wait || fail "map_auto_pipe_does_not_wait ($(seconds "$start") s)"
-! grep -q 'too few to try' map.pipe.log && cmp -s <(grep -v '^@PG' map.cpu) <(grep -v '^@PG' map.pipe) &&
-  ok map_auto_pipe_output || fail map_auto_pipe_output
+# search and map with auto do not start CUDA for jobs that their files' sizes show are too small
+# for the GPUs; from standard input (size unknown) they start it in the background, and do not wait for it either.
+# name INPUT TOOL-ARGUMENTS: INPUT on standard input, read as "-"
+stdin_job() {
+  local name=$1 input=$2 start
+  shift 2
+  grep -q -- '--device all or gpu uses' "$name.auto.log" && ok "${name}_auto_small_files_start_no_gpus" ||
+    fail "${name}_auto_small_files_start_no_gpus"
+  start=$EPOCHREALTIME
+  slow "$hyalign" "$@" --device auto -o "$name.stdin" <"$input" 2>"$name.stdin.log" || fail "${name}_auto_stdin_exit"
+  quick "$start" && ok "${name}_auto_stdin_does_not_wait" || fail "${name}_auto_stdin_does_not_wait ($(seconds "$start") s)"
+  ! grep -q -- '--device all or gpu uses' "$name.stdin.log" &&
+    cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.stdin") && ok "${name}_auto_stdin_output" ||
+    fail "${name}_auto_stdin_output"
+}
+stdin_job search query.fa search -q - -d db.fa
+stdin_job map mem_reads.fa map genome.hymi -
 
 # --device gpu waits for the start, then fails with the usual error and writes nothing.
 gpu_job() {
