@@ -31,6 +31,8 @@ constexpr std::size_t kInput = 256 * 1024;  // compressed bytes per read(2)
 #endif
 constexpr std::size_t kBlocksAhead = 2;  // decoded blocks waiting for the caller, at most
 
+bool is_gzip_head(const unsigned char* head) { return head[0] == 0x1f && head[1] == 0x8b; }
+
 // A file descriptor's bytes, read(2) until the request is filled or the file ends. `size` is the
 // file's, where known (not for a pipe).
 class FileBytes {
@@ -56,6 +58,13 @@ class FileBytes {
   }
   bool ended() const { return ended_; }
   std::optional<std::uint64_t> size() const { return size_; }
+  // Whether the bytes still to read start as gzip does; only where the size is known (a regular
+  // file, read ahead here without moving its offset: standard input loses nothing).
+  bool starts_gzip() const {
+    unsigned char head[2] = {};
+    const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+    return at >= 0 && ::pread(fd_, head, 2, at) == 2 && is_gzip_head(head);
+  }
   // Any thread may ask while another reads.
   std::optional<double> fraction_read() const {
     if (!size_ || *size_ == 0) return std::nullopt;
@@ -182,25 +191,29 @@ class GzipDecoder final : public Decoder {
   bool member_done_ = false;
 };
 
+// The bytes of a regular file from `fd`'s offset on (where its reading starts); none for a pipe.
+std::optional<std::uint64_t> bytes_ahead(int fd, const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return std::nullopt;
+  const off_t at = ::lseek(fd, 0, SEEK_CUR);
+  if (at < 0 || at > st.st_size) return std::nullopt;
+  return static_cast<std::uint64_t>(st.st_size - at);
+}
+
 std::unique_ptr<FileBytes> open_file(const std::string& path) {
-  if (path == "-") return std::make_unique<FileBytes>(0, false);
   struct stat st {};
+  if (path == "-") return std::make_unique<FileBytes>(0, false, ::fstat(0, &st) == 0 ? bytes_ahead(0, st) : std::nullopt);
   if (::stat(path.c_str(), &st) != 0) throw InputError(path, fmt::format("cannot open: {}", std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw InputError(path, "cannot open: is a directory");
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(path, fmt::format("cannot open: {}", std::strerror(errno)));
-  return std::make_unique<FileBytes>(fd, true, S_ISREG(st.st_mode) ? std::optional<std::uint64_t>(st.st_size) : std::nullopt);
-}
-
-bool is_gzip_head(const std::string& head) {
-  return head.size() == 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b;
+  return std::make_unique<FileBytes>(fd, true, bytes_ahead(fd, st));
 }
 
 // Plain or gzip, told by the first two bytes.
 std::unique_ptr<Decoder> make_decoder(std::unique_ptr<FileBytes> file) {
   std::string head(2, '\0');
   head.resize(file->read(head.data(), head.size()));
-  if (is_gzip_head(head)) return std::make_unique<GzipDecoder>(std::move(file), std::move(head));
+  if (head.size() == 2 && is_gzip_head(reinterpret_cast<const unsigned char*>(head.data()))) return std::make_unique<GzipDecoder>(std::move(file), std::move(head));
   return std::make_unique<PlainDecoder>(std::move(file), std::move(head));
 }
 
@@ -300,12 +313,8 @@ std::string_view ByteSource::next() {
 std::optional<double> ByteSource::fraction_read() const { return impl_->shared->file->fraction_read(); }
 
 std::optional<std::uint64_t> size_as_read(const std::string& path) {
-  if (path == "-") return std::nullopt;
   const std::unique_ptr<FileBytes> file = open_file(path);
-  if (!file->size()) return std::nullopt;
-  std::string head(2, '\0');
-  head.resize(file->read(head.data(), head.size()));
-  if (is_gzip_head(head)) return std::nullopt;
+  if (!file->size() || file->starts_gzip()) return std::nullopt;
   return file->size();
 }
 

@@ -32,7 +32,7 @@ class ByteSource {
   std::string_view next();
 
   // The share of the file read so far (decoded ahead included), from 0 to 1: where the caller is in
-  // a long job. None for standard input and other files of no known size (pipes).
+  // a long job. None for a file of no known size (a pipe).
   std::optional<double> fraction_read() const;
 
  private:
@@ -41,8 +41,9 @@ class ByteSource {
 };
 
 // The bytes a ByteSource of `path` returns, where known without reading it: the size of a regular
-// file that is not gzip. None for gzip (a file of many members, as bgzip writes, does not say its
-// size decoded), pipes and standard input. Throws InputError as ByteSource does.
+// file that is not gzip (standard input too, when it is one: what is left of it). None for gzip (a
+// file of many members, as bgzip writes, does not say its size decoded) and pipes. Throws
+// InputError as ByteSource does.
 std::optional<std::uint64_t> size_as_read(const std::string& path);
 
 }  // namespace hyalign

@@ -93,9 +93,10 @@ struct StepSeconds {
 
 // ---- Step 1: read the queries ----
 constexpr std::size_t kQueriesPerUnit = 4096;  // the most an MPI rank takes at a time
-// Cells a core scores in about a tenth of a second (15 GCUPS a core with AVX2 or AVX-512:
-// docs/performance.md): --device auto leaves the GPUs out of a job of this many a thread or fewer.
-constexpr double kSmallJobCellsPerThread = 2e9;
+// Cells a core scores in a quarter to half a second (9-15 GCUPS a core with AVX2 or AVX-512:
+// docs/performance.md), about what CUDA's start takes: --device auto leaves the GPUs out of a job of
+// this many a thread or fewer.
+constexpr double kSmallJobCellsPerThread = 4e9;
 std::vector<SequenceRecord> read_queries(const std::string& path) {
   std::vector<SequenceRecord> records;
   SequenceReader reader(path);

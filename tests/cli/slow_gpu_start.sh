@@ -61,22 +61,22 @@ small_job mem mem -maxmatch -l 20 genome.hymi mem_reads.fa
 small_job papara papara -t "$papara/ref.unrooted.nwk" -s "$papara/ref.phy" -q reads.fasta
 small_job map map genome.hymi mem_reads.fa
 # search and map with auto do not start CUDA for jobs that their files' sizes show are too small
-# for the GPUs; from standard input (size unknown) they start it in the background, and do not wait for it either.
-# name INPUT TOOL-ARGUMENTS: INPUT on standard input, read as "-"
-stdin_job() {
+# for the GPUs; from a pipe (size unknown) they start it in the background, and do not wait for it either.
+# name INPUT TOOL-ARGUMENTS: INPUT through a pipe on standard input, read as "-"
+pipe_job() {
   local name=$1 input=$2 start
   shift 2
   grep -q -- '--device all or gpu uses' "$name.auto.log" && ok "${name}_auto_small_files_start_no_gpus" ||
     fail "${name}_auto_small_files_start_no_gpus"
   start=$EPOCHREALTIME
-  slow "$hyalign" "$@" --device auto -o "$name.stdin" <"$input" 2>"$name.stdin.log" || fail "${name}_auto_stdin_exit"
-  quick "$start" && ok "${name}_auto_stdin_does_not_wait" || fail "${name}_auto_stdin_does_not_wait ($(seconds "$start") s)"
-  ! grep -q -- '--device all or gpu uses' "$name.stdin.log" &&
-    cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.stdin") && ok "${name}_auto_stdin_output" ||
-    fail "${name}_auto_stdin_output"
+  cat "$input" | slow "$hyalign" "$@" --device auto -o "$name.pipe" 2>"$name.pipe.log" || fail "${name}_auto_pipe_exit"
+  quick "$start" && ok "${name}_auto_pipe_does_not_wait" || fail "${name}_auto_pipe_does_not_wait ($(seconds "$start") s)"
+  ! grep -q -- '--device all or gpu uses' "$name.pipe.log" &&
+    cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.pipe") && ok "${name}_auto_pipe_output" ||
+    fail "${name}_auto_pipe_output"
 }
-stdin_job search query.fa search -q - -d db.fa
-stdin_job map mem_reads.fa map genome.hymi -
+pipe_job search query.fa search -q - -d db.fa
+pipe_job map mem_reads.fa map genome.hymi -
 
 # --device gpu waits for the start, then fails with the usual error and writes nothing.
 gpu_job() {

@@ -1,5 +1,6 @@
 #include "io/byte_source.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -150,7 +151,6 @@ TEST(ByteSource, SharesReadGrowToOneAndSizesAreKnownForPlainFilesOnly) {
   }
   EXPECT_EQ(size_as_read(temp().file("share.txt")), std::optional<std::uint64_t>(text.size()));
   EXPECT_EQ(size_as_read(temp().file("share.gz")), std::nullopt);  // its size decoded is not in the file
-  EXPECT_EQ(size_as_read("-"), std::nullopt);
   EXPECT_THROW(size_as_read(temp().file("no_such_file")), InputError);
 }
 
@@ -167,4 +167,27 @@ TEST(ByteSource, ThePartReadOfAPipeIsUnknown) {
     EXPECT_EQ(source.fraction_read(), std::nullopt);
   }
   ::close(ends[0]);
+}
+
+// `hyalign map ref.fa - <reads.fq`: standard input that is a regular file has a size, what is left of
+// it from its offset, and asking for it reads nothing away.
+TEST(ByteSource, StandardInputThatIsAFileHasTheSizeLeft) {
+  const std::string text = some_text(100000, 8);
+  const std::string plain = write_file("stdin.txt", text), gz = write_file("stdin.gz", gzip_member(text));
+  const int saved = ::dup(0);
+  ASSERT_GE(saved, 0);
+  for (const std::string& path : {plain, gz}) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::dup2(fd, 0), 0);
+    ::close(fd);
+    const bool gzip = path == gz;
+    const off_t offset = gzip ? 0 : 10;
+    ASSERT_EQ(::lseek(0, offset, SEEK_SET), offset);
+    EXPECT_EQ(size_as_read("-"), gzip ? std::nullopt : std::optional<std::uint64_t>(text.size() - 10)) << path;
+    EXPECT_EQ(::lseek(0, 0, SEEK_CUR), offset) << "nothing read away";
+    EXPECT_EQ(read_all("-", 4096), text.substr(static_cast<std::size_t>(offset)));
+  }
+  ::dup2(saved, 0);
+  ::close(saved);
 }
