@@ -141,7 +141,8 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
       ->capture_default_str();
   add_device_option(*cmd, *device,
                     "Where reads are seeded and alignments scored: auto (the CPU while the GPUs are set up, then "
-                    "whichever of the GPUs and the cores maps faster), all (the CPU while the GPUs are set up, then "
+                    "whichever of the GPUs and the cores maps faster; the CPU alone for reads too few to try the "
+                    "GPUs on, about 6 batches of -K letters per 3 threads), all (the CPU while the GPUs are set up, then "
                     "the GPUs), cpu, gpu (the GPUs; an error without one); without a GPU, auto and all use the CPU "
                     "with a notice");
   cmd->add_option("--kernel", *kernel, "CPU alignment kernel: auto, scalar, avx2, avx512")->capture_default_str();

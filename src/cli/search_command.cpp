@@ -60,7 +60,8 @@ void add_search_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}))
       ->capture_default_str();
   add_device_option(*cmd, *device,
-                    "Devices: auto (the usable GPUs when there are any, else the CPU cores), cpu, gpu (GPUs only), "
+                    "Devices: auto (the usable GPUs when there are any, else the CPU cores; the cores alone for a "
+                    "job whose files' sizes show it takes them well under a second), cpu, gpu (GPUs only), "
                     "all (every usable GPU plus the CPU cores)");
   cmd->add_option("--chunk-mb", *chunk_mb,
                   "Database chunk size in MiB of residues, one byte each (with GPUs, two chunks are in memory: the "
