@@ -63,7 +63,9 @@ void add_mem_command(CLI::App& app, Action& action) {
   cmd->add_flag("-L", options->show_lengths, "Query lengths on the header lines");
   cmd->add_option("-o,--out", options->out, "Output file ('-' = stdout)")->capture_default_str();
   cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
-  add_device_option(*cmd, *device);
+  add_device_option(*cmd, *device,
+                    "Devices: auto (every usable GPU plus the CPU cores; the cores alone for queries whose files' "
+                    "sizes show they take them well under a second), cpu, gpu (GPUs only), all");
   auto gpu_memory_mib = std::make_shared<std::size_t>(0);
   cmd->add_option("--gpu-memory", *gpu_memory_mib,
                   "MiB of each GPU the index may take (0 = what it has free); a suffix array that does not fit is "

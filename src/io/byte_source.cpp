@@ -318,4 +318,15 @@ std::optional<std::uint64_t> size_as_read(const std::string& path) {
   return file->size();
 }
 
+std::optional<std::uint64_t> size_as_read(const std::vector<std::string>& paths) {
+  std::uint64_t bytes = 0;
+  for (const std::string& path : paths) {
+    if (path.empty()) continue;
+    const std::optional<std::uint64_t> size = size_as_read(path);
+    if (!size) return std::nullopt;
+    bytes += *size;
+  }
+  return bytes;
+}
+
 }  // namespace hyalign

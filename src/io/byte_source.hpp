@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hyalign {
 
@@ -45,5 +46,7 @@ class ByteSource {
 // file of many members, as bgzip writes, does not say its size decoded) and pipes. Throws
 // InputError as ByteSource does.
 std::optional<std::uint64_t> size_as_read(const std::string& path);
+// The sum of size_as_read over `paths` (empty ones left out), where every one is known.
+std::optional<std::uint64_t> size_as_read(const std::vector<std::string>& paths);
 
 }  // namespace hyalign

@@ -13,11 +13,15 @@ namespace hyalign::map {
 // The fewest of a rank's batches left for a trial of the GPUs.
 constexpr double kBatchesWorthATrial = 6;
 
+// Whether the share of the input read is known (not for reads from a pipe).
+inline bool share_known(std::optional<double> input_read) { return input_read && *input_read > 0; }
+
 // A rank's batches from batch `unit` on (batches counted over all `ranks`), from the share of the
-// input read with batch `unit`; none where that share is unknown (reads from a pipe).
-inline std::optional<double> batches_left(std::size_t unit, std::optional<double> input_read, int ranks) {
-  if (!input_read || *input_read <= 0) return std::nullopt;
+// input read with batch `unit`. Where that share is unknown, the batches read so far stand for
+// those left: an input that has given few is as likely to end soon as not.
+inline double batches_left(std::size_t unit, std::optional<double> input_read, int ranks) {
   const double read = static_cast<double>(unit + 1);
+  if (!share_known(input_read)) return read / ranks;
   return (read * (1 - *input_read) / *input_read + 1) / ranks;
 }
 

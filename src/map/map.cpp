@@ -307,16 +307,23 @@ class BatchMapper {
   // their first not counted), and the one that mapped faster maps the rest. On some genomes and
   // reads the CPU maps faster than the GPUs (their seeds and alignments save less than their round
   // trips cost): 150 bp single reads of a 20 Mbp synthetic genome on an H100 machine
-  // (docs/performance.md). With too few batches left for that, the CPU maps them.
+  // (docs/performance.md). With too few batches left for that, the CPU maps them (map/gpu_trial.hpp).
   Stage faster_of(Stage ready, std::size_t unit, std::optional<double> input_read) {
     if (ready != Stage::gpus || options_.device != engine::DeviceChoice::automatic) return ready;
     if (faster_) return *faster_;
-    const std::optional<double> left = batches_left(unit, input_read, dist::size());
-    if (gpu_batches_ == 0 && left && *left < kBatchesWorthATrial) {
-      faster_ = Stage::cpu;
-      log_info("map: the GPUs are ready with about {:.0f} batches left, too few to try them on: the CPU's cores map "
-               "the rest",
-               *left);
+    const double left = batches_left(unit, input_read, dist::size());
+    if (gpu_batches_ == 0 && left < kBatchesWorthATrial) {
+      if (share_known(input_read)) {
+        faster_ = Stage::cpu;
+        log_info("map: the GPUs are ready with about {:.0f} batches left, too few to try them on: the CPU's cores "
+                 "map the rest",
+                 left);
+      } else if (!told_trial_waits_) {
+        told_trial_waits_ = true;
+        log_info("map: the GPUs are ready; the reads come through a pipe, of a size not known ahead: they are tried "
+                 "once {:.0f} batches are read",
+                 kBatchesWorthATrial * dist::size());
+      }
       return Stage::cpu;
     }
     if (gpu_reads_per_second_ == 0) return Stage::gpus;
@@ -446,6 +453,7 @@ class BatchMapper {
   double cpu_reads_per_second_ = 0, gpu_reads_per_second_ = 0;
   std::size_t gpu_batches_ = 0;
   std::optional<Stage> faster_;
+  bool told_trial_waits_ = false;
   unsigned map_threads_ = 0;  // threads that seed and align
   std::vector<Worker> workers_;
   std::size_t most_chunk_fragments_ = kChunkFragments;
@@ -528,23 +536,12 @@ void log_gpu_seconds(const MapGpus& gpus, double wall) {
   }
 }
 
-// The reads' letters at most, where their files' sizes say (plain files: a letter takes a byte at least).
-std::optional<std::uint64_t> read_letters_at_most(const MapOptions& options) {
-  std::uint64_t bytes = 0;
-  for (const std::string& path : {options.reads1, options.reads2}) {
-    if (path.empty()) continue;
-    const std::optional<std::uint64_t> size = size_as_read(path);
-    if (!size) return std::nullopt;
-    bytes += *size;
-  }
-  return bytes;
-}
-
 // With --device auto, the CPU alone for reads too few to try the GPUs on, without starting CUDA.
 // Returns why, for the log once the inputs are open (an input's error is the run's one line).
 std::string devices_for_size(MapOptions& options) {
   if (options.device != engine::DeviceChoice::automatic) return {};
-  const std::optional<std::uint64_t> letters = read_letters_at_most(options);
+  // A letter takes a byte at least.
+  const std::optional<std::uint64_t> letters = size_as_read({options.reads1, options.reads2});
   const std::optional<double> batches =
       batches_at_most(letters, parts_per_batch(options.threads) * options.batch_bases, dist::size());
   if (!batches || *batches >= kBatchesWorthATrial) return {};

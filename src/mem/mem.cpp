@@ -17,6 +17,7 @@
 #include "engine/device_start.hpp"
 #include "index/index_file.hpp"
 #include "io/atomic_output.hpp"
+#include "io/byte_source.hpp"
 #include "io/record_batches.hpp"
 #include "kernels/cuda/mem_cuda.hpp"
 #include "mem/mem_output.hpp"
@@ -453,14 +454,36 @@ engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, 
   return devices;
 }
 
+// Query letters a core matches in about a fifth of a second (12 M a second a core, both strands, on
+// the H100 machine's cores: docs/performance.md), less than CUDA's start takes.
+constexpr double kSmallJobLettersPerThread = 2e6;
+
+// --device auto on queries that the CPU's cores match before CUDA would have started: the CPU
+// alone, without starting CUDA (a job that ends while CUDA starts waits for the driver's call in
+// flight: docs/performance.md). Their letters are bounded by their files' sizes where known (a
+// letter takes a byte at least). Returns why, for the log once the queries are read (an input's
+// error is the run's one line).
+std::string devices_for_size(MemOptions& options) {
+  if (options.device != engine::DeviceChoice::automatic) return {};
+  const std::optional<std::uint64_t> letters = size_as_read(options.queries);
+  if (!letters || static_cast<double>(*letters) / dist::size() > kSmallJobLettersPerThread * std::max(1u, options.threads))
+    return {};
+  options.device = engine::DeviceChoice::cpu;
+  return fmt::format("{} query letters at most: the CPU's cores matched them before the GPUs could have started, so "
+                     "they were not (--device all or gpu uses them)",
+                     *letters);
+}
+
 }  // namespace
 
-void run_mem(const MemOptions& options) {
+void run_mem(const MemOptions& given) {
   std::optional<AtomicOutput> out;  // rank 0's; opened first: an unwritable output fails before any work
-  if (dist::writes_output()) out.emplace(options.out);
-  std::vector<std::string> inputs = options.queries;
-  inputs.push_back(options.reference);
+  if (dist::writes_output()) out.emplace(given.out);
+  std::vector<std::string> inputs = given.queries;
+  inputs.push_back(given.reference);
   dist::check_same_inputs(inputs);
+  MemOptions options = given;
+  const std::string why_cpu = devices_for_size(options);
   dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
   Stopwatch clock;
   const auto gpus_found = engine::start_gpu_enumeration(options.device);
@@ -487,6 +510,7 @@ void run_mem(const MemOptions& options) {
   const auto shares = ordered.finish(units.count(), {mine.matches, mine.queries});
   if (!out) return;
   out->finish();
+  if (!why_cpu.empty()) log_info("{}", why_cpu);
   log_info("matched {} queries ({} letters): {} matches ({:.3f} s); peak memory {:.0f} MiB", totals.queries,
            totals.letters, dist::summed(shares)[0], clock.lap(), peak_memory_mib());
   engine::log_device_reports(matcher.reports());

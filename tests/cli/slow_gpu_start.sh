@@ -60,7 +60,7 @@ small_job search search -q query.fa -d db.fa
 small_job mem mem -maxmatch -l 20 genome.hymi mem_reads.fa
 small_job papara papara -t "$papara/ref.unrooted.nwk" -s "$papara/ref.phy" -q reads.fasta
 small_job map map genome.hymi mem_reads.fa
-# search and map with auto do not start CUDA for jobs that their files' sizes show are too small
+# search, mem and map with auto do not start CUDA for jobs that their files' sizes show are too small
 # for the GPUs; from a pipe (size unknown) they start it in the background, and do not wait for it either.
 # name INPUT TOOL-ARGUMENTS: INPUT through a pipe on standard input, read as "-"
 pipe_job() {
@@ -76,6 +76,7 @@ pipe_job() {
     fail "${name}_auto_pipe_output"
 }
 pipe_job search query.fa search -q - -d db.fa
+pipe_job mem mem_reads.fa mem -maxmatch -l 20 genome.hymi -
 pipe_job map mem_reads.fa map genome.hymi -
 
 # --device gpu waits for the start, then fails with the usual error and writes nothing.

@@ -952,13 +952,17 @@ TEST(InsertSizes, NoneFromEndsThatLieAnywhere) {
 }
 
 TEST(GpuTrial, BatchesLeftFollowTheShareRead) {
-  EXPECT_EQ(batches_left(0, std::nullopt, 1), std::nullopt);  // a pipe
-  EXPECT_EQ(batches_left(3, 0.0, 1), std::nullopt);
-  EXPECT_DOUBLE_EQ(*batches_left(0, 1.0, 1), 1.0);       // the last batch
-  EXPECT_DOUBLE_EQ(*batches_left(1, 2.0 / 13, 1), 12.0);  // batch 2 of 13
-  EXPECT_DOUBLE_EQ(*batches_left(1, 2.0 / 13, 4), 3.0);   // of which a rank of four maps a quarter
-  EXPECT_DOUBLE_EQ(*batches_left(1, 2.0 / 3, 1), 2.0);    // batch 2 of 3: too few for a trial
-  EXPECT_LT(*batches_left(1, 2.0 / 3, 1), kBatchesWorthATrial);
+  // A pipe: the batches read so far stand for those left.
+  EXPECT_DOUBLE_EQ(batches_left(0, std::nullopt, 1), 1.0);
+  EXPECT_DOUBLE_EQ(batches_left(3, 0.0, 1), 4.0);
+  EXPECT_DOUBLE_EQ(batches_left(7, std::nullopt, 2), 4.0);
+  EXPECT_FALSE(share_known(std::nullopt));
+  EXPECT_TRUE(share_known(0.5));
+  EXPECT_DOUBLE_EQ(batches_left(0, 1.0, 1), 1.0);       // the last batch
+  EXPECT_DOUBLE_EQ(batches_left(1, 2.0 / 13, 1), 12.0);  // batch 2 of 13
+  EXPECT_DOUBLE_EQ(batches_left(1, 2.0 / 13, 4), 3.0);   // of which a rank of four maps a quarter
+  EXPECT_DOUBLE_EQ(batches_left(1, 2.0 / 3, 1), 2.0);    // batch 2 of 3: too few for a trial
+  EXPECT_LT(batches_left(1, 2.0 / 3, 1), kBatchesWorthATrial);
   EXPECT_EQ(batches_at_most(std::nullopt, 1000, 1), std::nullopt);
   EXPECT_DOUBLE_EQ(*batches_at_most(12000, 1000, 1), 12.0);
   EXPECT_DOUBLE_EQ(*batches_at_most(12000, 1000, 3), 4.0);
