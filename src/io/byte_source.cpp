@@ -37,7 +37,8 @@ bool is_gzip_head(const unsigned char* head) { return head[0] == 0x1f && head[1]
 // file's, where known (not for a pipe).
 class FileBytes {
  public:
-  FileBytes(int fd, bool owned, std::optional<std::uint64_t> size = std::nullopt) : fd_(fd), owned_(owned), size_(size) {}
+  FileBytes(int fd, bool owned, std::optional<std::uint64_t> size = std::nullopt)
+      : fd_(fd), owned_(owned), size_(size) {}
   ~FileBytes() {
     if (owned_) ::close(fd_);
   }
@@ -201,7 +202,8 @@ std::optional<std::uint64_t> bytes_ahead(int fd, const struct stat& st) {
 
 std::unique_ptr<FileBytes> open_file(const std::string& path) {
   struct stat st {};
-  if (path == "-") return std::make_unique<FileBytes>(0, false, ::fstat(0, &st) == 0 ? bytes_ahead(0, st) : std::nullopt);
+  if (path == "-")
+    return std::make_unique<FileBytes>(0, false, ::fstat(0, &st) == 0 ? bytes_ahead(0, st) : std::nullopt);
   if (::stat(path.c_str(), &st) != 0) throw InputError(path, fmt::format("cannot open: {}", std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw InputError(path, "cannot open: is a directory");
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -213,7 +215,8 @@ std::unique_ptr<FileBytes> open_file(const std::string& path) {
 std::unique_ptr<Decoder> make_decoder(std::unique_ptr<FileBytes> file) {
   std::string head(2, '\0');
   head.resize(file->read(head.data(), head.size()));
-  if (head.size() == 2 && is_gzip_head(reinterpret_cast<const unsigned char*>(head.data()))) return std::make_unique<GzipDecoder>(std::move(file), std::move(head));
+  if (head.size() == 2 && is_gzip_head(reinterpret_cast<const unsigned char*>(head.data())))
+    return std::make_unique<GzipDecoder>(std::move(file), std::move(head));
   return std::make_unique<PlainDecoder>(std::move(file), std::move(head));
 }
 
@@ -313,9 +316,17 @@ std::string_view ByteSource::next() {
 std::optional<double> ByteSource::fraction_read() const { return impl_->shared->file->fraction_read(); }
 
 std::optional<std::uint64_t> size_as_read(const std::string& path) {
-  const std::unique_ptr<FileBytes> file = open_file(path);
-  if (!file->size() || file->starts_gzip()) return std::nullopt;
-  return file->size();
+  // Only a regular file is opened here: a named pipe's writer would take this for its reader and
+  // lose what it wrote once it is closed. A path that cannot be read is its reader's to report.
+  struct stat st {};
+  if ((path == "-" ? ::fstat(0, &st) : ::stat(path.c_str(), &st)) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  try {
+    const std::unique_ptr<FileBytes> file = open_file(path);
+    if (!file->size() || file->starts_gzip()) return std::nullopt;
+    return file->size();
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
 }
 
 std::optional<std::uint64_t> size_as_read(const std::vector<std::string>& paths) {

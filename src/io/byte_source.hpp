@@ -43,8 +43,8 @@ class ByteSource {
 
 // The bytes a ByteSource of `path` returns, where known without reading it: the size of a regular
 // file that is not gzip (standard input too, when it is one: what is left of it). None for gzip (a
-// file of many members, as bgzip writes, does not say its size decoded) and pipes. Throws
-// InputError as ByteSource does.
+// file of many members, as bgzip writes, does not say its size decoded), pipes (never opened here)
+// and paths that cannot be read (their reader reports why).
 std::optional<std::uint64_t> size_as_read(const std::string& path);
 // The sum of size_as_read over `paths` (empty ones left out), where every one is known.
 std::optional<std::uint64_t> size_as_read(const std::vector<std::string>& paths);

@@ -466,8 +466,8 @@ constexpr double kSmallJobLettersPerThread = 2e6;
 std::string devices_for_size(MemOptions& options) {
   if (options.device != engine::DeviceChoice::automatic) return {};
   const std::optional<std::uint64_t> letters = size_as_read(options.queries);
-  if (!letters || static_cast<double>(*letters) / dist::size() > kSmallJobLettersPerThread * std::max(1u, options.threads))
-    return {};
+  const double per_rank = letters ? static_cast<double>(*letters) / dist::size() : 0;
+  if (!letters || per_rank > kSmallJobLettersPerThread * std::max(1u, options.threads)) return {};
   options.device = engine::DeviceChoice::cpu;
   return fmt::format("{} query letters at most: the CPU's cores matched them before the GPUs could have started, so "
                      "they were not (--device all or gpu uses them)",
