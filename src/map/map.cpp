@@ -543,7 +543,7 @@ std::string devices_for_size(MapOptions& options) {
   // A letter takes a byte at least.
   const std::optional<std::uint64_t> letters = size_as_read({options.reads1, options.reads2});
   const std::optional<double> batches =
-      batches_at_most(letters, parts_per_batch(options.threads) * options.batch_bases, dist::size());
+      batches_at_most(letters, parts_per_batch(std::max(1u, options.threads)) * options.batch_bases, dist::size());
   if (!batches || *batches >= kBatchesWorthATrial) return {};
   options.device = engine::DeviceChoice::cpu;
   return fmt::format("map: the reads hold {} letters at most, {:.1f} batches: too few to try the GPUs on, the CPU "
