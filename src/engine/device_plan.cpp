@@ -92,6 +92,14 @@ GpuSelection select_gpus(DeviceChoice choice, const UnsupportedReason& unsupport
   return {std::move(gpus), ""};
 }
 
+std::string leave_gpus_out_of_small_job(DeviceChoice& choice, const TooSmallReason& too_small) {
+  if (choice != DeviceChoice::automatic) return {};
+  const std::string why = too_small();
+  if (why.empty()) return {};
+  choice = DeviceChoice::cpu;
+  return why + " (--device all or gpu uses the GPUs)";
+}
+
 std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned threads, std::string_view cpu_name,
                                             const std::vector<GpuInfo>& gpus, const std::vector<std::string>& gpu_names,
                                             const WorkShape& shape) {

@@ -35,6 +35,16 @@ struct GpuSelection {
 };
 GpuSelection select_gpus(DeviceChoice choice, const UnsupportedReason& unsupported_reason);
 
+// Why a job is too small for the GPUs ("" when it is not, or not known to be): a tool's bound on its
+// work, from its inputs' sizes.
+using TooSmallReason = std::function<std::string()>;
+
+// --device auto leaves the GPUs out of a job too small for them, without starting CUDA: a job that
+// ends while CUDA starts waits at exit for the driver's call in flight (docs/performance.md).
+// `too_small` is asked only with auto. Returns the line to log once the inputs are read (an input's
+// error stays the run's one line), "" when `choice` stays as it is.
+std::string leave_gpus_out_of_small_job(DeviceChoice& choice, const TooSmallReason& too_small);
+
 // Worker groups: the CPU kernel's (unless --device gpu has GPUs), then one worker per GPU. A GPU's
 // worker does CPU work between takes (it folds or ranks the GPU's scores), so it gets a core of its
 // own, taken from the `threads` CPU workers: a fast GPU never waits for a time slice.

@@ -536,18 +536,15 @@ void log_gpu_seconds(const MapGpus& gpus, double wall) {
   }
 }
 
-// With --device auto, the CPU alone for reads too few to try the GPUs on, without starting CUDA.
-// Returns why, for the log once the inputs are open (an input's error is the run's one line).
-std::string devices_for_size(MapOptions& options) {
-  if (options.device != engine::DeviceChoice::automatic) return {};
-  // A letter takes a byte at least.
+// Why the reads are too few to try the GPUs on (map/gpu_trial.hpp), where their files' sizes bound
+// them (a letter takes a byte at least).
+std::string too_few_reads_for_gpus(const MapOptions& options) {
   const std::optional<std::uint64_t> letters = size_as_read({options.reads1, options.reads2});
   const std::optional<double> batches =
       batches_at_most(letters, parts_per_batch(std::max(1u, options.threads)) * options.batch_bases, dist::size());
   if (!batches || *batches >= kBatchesWorthATrial) return {};
-  options.device = engine::DeviceChoice::cpu;
   return fmt::format("map: the reads hold {} letters at most, {:.1f} batches: too few to try the GPUs on, the CPU "
-                     "maps them (--device all or gpu uses the GPUs)",
+                     "maps them",
                      *letters, *batches);
 }
 
@@ -561,7 +558,8 @@ void run_map(const MapOptions& given) {
   check_options(given);
   dist::check_same_inputs({given.reference, given.reads1, given.reads2});
   MapOptions options = given;
-  const std::string why_cpu = devices_for_size(options);
+  const std::string why_cpu =
+      engine::leave_gpus_out_of_small_job(options.device, [&] { return too_few_reads_for_gpus(options); });
   const auto gpus_found = engine::start_gpu_enumeration(options.device);  // CUDA's start, beside the index's reading
 
   Stopwatch clock;

@@ -458,19 +458,14 @@ engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, 
 // the H100 machine's cores: docs/performance.md), less than CUDA's start takes.
 constexpr double kSmallJobLettersPerThread = 2e6;
 
-// --device auto on queries that the CPU's cores match before CUDA would have started: the CPU
-// alone, without starting CUDA (a job that ends while CUDA starts waits for the driver's call in
-// flight: docs/performance.md). Their letters are bounded by their files' sizes where known (a
-// letter takes a byte at least). Returns why, for the log once the queries are read (an input's
-// error is the run's one line).
-std::string devices_for_size(MemOptions& options) {
-  if (options.device != engine::DeviceChoice::automatic) return {};
+// Why the queries are too few for the GPUs: the CPU's cores match them before CUDA would have
+// started, where their files' sizes bound them (a letter takes a byte at least).
+std::string too_few_queries_for_gpus(const MemOptions& options) {
   const std::optional<std::uint64_t> letters = size_as_read(options.queries);
-  const double per_rank = letters ? static_cast<double>(*letters) / dist::size() : 0;
-  if (!letters || per_rank > kSmallJobLettersPerThread * std::max(1u, options.threads)) return {};
-  options.device = engine::DeviceChoice::cpu;
+  const double most = kSmallJobLettersPerThread * std::max(1u, options.threads) * dist::size();
+  if (!letters || static_cast<double>(*letters) > most) return {};
   return fmt::format("{} query letters at most: the CPU's cores matched them before the GPUs could have started, so "
-                     "they were not (--device all or gpu uses them)",
+                     "they were not",
                      *letters);
 }
 
@@ -483,7 +478,8 @@ void run_mem(const MemOptions& given) {
   inputs.push_back(given.reference);
   dist::check_same_inputs(inputs);
   MemOptions options = given;
-  const std::string why_cpu = devices_for_size(options);
+  const std::string why_cpu =
+      engine::leave_gpus_out_of_small_job(options.device, [&] { return too_few_queries_for_gpus(options); });
   dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
   Stopwatch clock;
   const auto gpus_found = engine::start_gpu_enumeration(options.device);

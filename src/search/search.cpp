@@ -93,10 +93,6 @@ struct StepSeconds {
 
 // ---- Step 1: read the queries ----
 constexpr std::size_t kQueriesPerUnit = 4096;  // the most an MPI rank takes at a time
-// Cells a core scores in a quarter to half a second (9-15 GCUPS a core with AVX2 or AVX-512:
-// docs/performance.md), about what CUDA's start takes: --device auto leaves the GPUs out of a job of
-// this many a thread or fewer.
-constexpr double kSmallJobCellsPerThread = 4e9;
 std::vector<SequenceRecord> read_queries(const std::string& path) {
   std::vector<SequenceRecord> records;
   SequenceReader reader(path);
@@ -417,20 +413,20 @@ void log_search(const CodedSequences& queries, const DatabaseShare& database, co
            wall_seconds, peak_memory_mib());
 }
 
-// --device auto on a job that the CPU's cores end before CUDA would have started (a few tenths of a
-// second): the CPU alone, without starting CUDA, since a job that ends while CUDA starts waits for
-// the driver's call in flight (docs/performance.md). Its cells are at most the product of its
-// files' sizes, where known (plain files and makedb databases: a residue takes a byte at least).
-// Returns why, for the log once the inputs are read (an input's error is the run's one line).
-std::string devices_for_size(SearchOptions& o) {
-  if (o.device != engine::DeviceChoice::automatic) return {};
+// Cells a core scores in a quarter to half a second (9-15 GCUPS a core with AVX2 or AVX-512:
+// docs/performance.md), about what CUDA's start takes.
+constexpr double kSmallJobCellsPerThread = 4e9;
+
+// Why the job is too small for the GPUs: the CPU's cores score it before CUDA would have started,
+// where its files' sizes bound its cells (plain files and makedb databases: a residue takes a byte
+// at least).
+std::string too_few_cells_for_gpus(const SearchOptions& o) {
   const std::optional<std::uint64_t> query_bytes = size_as_read(o.queries), database_bytes = size_as_read(o.database);
   if (!query_bytes || !database_bytes) return {};
   const double cells = static_cast<double>(*query_bytes) * static_cast<double>(*database_bytes) / dist::size();
   if (cells > kSmallJobCellsPerThread * std::max(1u, o.threads)) return {};
-  o.device = engine::DeviceChoice::cpu;
   return fmt::format("search: {:.3g} cells at most: the CPU's cores scored them before the GPUs could have started, "
-                     "so they were not (--device all or gpu uses them)",
+                     "so they were not",
                      cells);
 }
 
@@ -443,7 +439,7 @@ void run_search(const SearchOptions& given) {
   if (dist::writes_output()) out.emplace(given.out);
   dist::check_same_inputs({given.queries, given.database});
   SearchOptions o = given;
-  const std::string why_cpu = devices_for_size(o);
+  const std::string why_cpu = engine::leave_gpus_out_of_small_job(o.device, [&] { return too_few_cells_for_gpus(o); });
   const auto start = Clock::now();
   const auto gpus_found = engine::start_gpu_enumeration(o.device);
 

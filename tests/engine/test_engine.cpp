@@ -118,6 +118,22 @@ TEST(DevicePlan, CpuChoiceSelectsNoGpu) {
   EXPECT_TRUE(none.notice.empty());
 }
 
+TEST(DevicePlan, AutoLeavesTheGpusOutOfASmallJobOnly) {
+  DeviceChoice choice = DeviceChoice::automatic;
+  EXPECT_EQ(leave_gpus_out_of_small_job(choice, [] { return std::string(); }), "");
+  EXPECT_EQ(choice, DeviceChoice::automatic);
+  const std::string line = leave_gpus_out_of_small_job(choice, [] { return std::string("10 letters"); });
+  EXPECT_EQ(line.rfind("10 letters", 0), 0u) << line;
+  EXPECT_EQ(choice, DeviceChoice::cpu);
+  for (DeviceChoice given : {DeviceChoice::gpu, DeviceChoice::all}) {
+    choice = given;
+    bool asked = false;
+    EXPECT_EQ(leave_gpus_out_of_small_job(choice, [&] { asked = true; return std::string("small"); }), "");
+    EXPECT_EQ(choice, given);
+    EXPECT_FALSE(asked) << "only auto asks";
+  }
+}
+
 namespace {
 
 // Scores `tiles` tiles on fake devices, each group's worker doing `tiles_per_second`; `reports` get
