@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -150,18 +151,25 @@ void run_fake(const std::vector<WorkerGroup>& groups, const std::vector<double>&
   });
 }
 
-// The seconds the groups' shares of the work take at the fake rates (tiles per second and worker):
-// the run's length as the scheduler's choices make it, without the machine's own delays (a loaded
-// machine, sanitizers), which made a comparison of wall times fail now and then. On a loaded
-// machine the fake CPU workers wake late, so their measured rate, and their share, drop: the mixes
-// below then model 12-14 % over the fastest device alone. A fixed third per take (the fault this
-// guards against) gives the slow device 667 tiles: 13 s against 1 s.
-double modelled_seconds(const std::vector<WorkerGroup>& groups, const std::vector<double>& tiles_per_second,
-                        const std::vector<DeviceReport>& reports) {
-  double longest = 0;
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    longest = std::max(longest, reports[g].cells / (tiles_per_second[g] * groups[g].workers));
-  return longest;
+// The run's length by the groups' shares, and the fastest group's length alone, both at the rates
+// the groups had in this run (cells per busy second of a worker). Fake workers sleep, and on a
+// loaded machine (sanitizers, CI's 2 cores) they wake late: the scheduler then measures, rightly,
+// lower rates than the nominal ones. Comparing its shares with the nominal rates failed now and
+// then (a slowed CPU group rightly left a slow GPU a little more); comparing wall times did too.
+// A fixed third per take (the fault this guards against) gives the slow device 667 tiles: 13 s
+// against 1 s.
+struct Lengths {
+  double mixed = 0, fastest_alone = 0;
+};
+Lengths lengths_at_measured_rates(const std::vector<WorkerGroup>& groups, const std::vector<DeviceReport>& reports,
+                                  std::size_t tiles) {
+  Lengths lengths{0, std::numeric_limits<double>::infinity()};
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double group_rate = reports[g].cells / reports[g].busy_seconds * groups[g].workers;
+    lengths.mixed = std::max(lengths.mixed, reports[g].cells / group_rate);
+    lengths.fastest_alone = std::min(lengths.fastest_alone, static_cast<double>(tiles) / group_rate);
+  }
+  return lengths;
 }
 
 }  // namespace
@@ -174,21 +182,21 @@ TEST(Scheduler, SharesByMeasuredRateSoTheMixIsNeverSlowerThanItsFastestDevice) {
   const std::vector<WorkerGroup> both{cpu[0], gpu[0]};
   const std::size_t tiles = 2000;
   std::vector<DeviceReport> reports;
-  const double fast_alone = static_cast<double>(tiles) / 5000;
   run_fake(both, {125, 5000}, tiles, reports);
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0].cells + reports[1].cells, static_cast<double>(tiles));
   EXPECT_GT(reports[0].cells, 0);
   EXPECT_GT(reports[1].cells / tiles, 0.85);
-  const double fast_mixed = modelled_seconds(both, {125, 5000}, reports);
-  EXPECT_LT(fast_mixed, fast_alone * 1.25 + 0.02) << "mixed " << fast_mixed << " s, fast device alone " << fast_alone;
+  const Lengths fast_gpu = lengths_at_measured_rates(both, reports, tiles);
+  EXPECT_LT(fast_gpu.mixed, fast_gpu.fastest_alone * 1.25 + 0.02)
+      << "mixed " << fast_gpu.mixed << " s, fast device alone " << fast_gpu.fastest_alone;
 
-  const double cpu_alone = static_cast<double>(tiles) / (1000 * 2);
   run_fake(both, {1000, 50}, tiles, reports);
   EXPECT_EQ(reports[0].cells + reports[1].cells, static_cast<double>(tiles));
   EXPECT_GT(reports[1].cells, 0);
-  const double slow_mixed = modelled_seconds(both, {1000, 50}, reports);
-  EXPECT_LT(slow_mixed, cpu_alone * 1.25 + 0.02) << "mixed " << slow_mixed << " s, CPU alone " << cpu_alone;
+  const Lengths slow_gpu = lengths_at_measured_rates(both, reports, tiles);
+  EXPECT_LT(slow_gpu.mixed, slow_gpu.fastest_alone * 1.25 + 0.02)
+      << "mixed " << slow_gpu.mixed << " s, CPU alone " << slow_gpu.fastest_alone;
 }
 
 // CPU workers keep working while the GPU is busy with its take: with tiles that take a CPU worker
