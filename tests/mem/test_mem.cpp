@@ -108,41 +108,50 @@ std::vector<std::string> kernel_strands(std::mt19937& rng, const std::vector<std
   return strands;
 }
 
-// Runs `kernel` over the strands in ranges of several sizes and checks every strand against the
-// definition (with -mum's rule).
-void expect_kernel_equals_definition(kernels::MemKernel& kernel, const index::SuffixIndex& idx, const MemParams& params,
-                                     const std::vector<std::string>& strands, const std::string& context) {
+// Strands joined as a kernel takes them, with each strand's matches by the definition (with -mum's
+// rule): computed once per case, as the definition's quadratic scan is most of a test's time.
+struct DefinitionCase {
+  std::vector<std::string> strands;
   std::string letters;
   std::vector<std::uint64_t> starts{0};
-  for (const std::string& s : strands) {
-    letters += s;
-    starts.push_back(letters.size());
+  std::vector<std::vector<MemMatch>> expected;
+  DefinitionCase(const index::SuffixIndex& idx, const MemParams& params, std::vector<std::string> all)
+      : strands(std::move(all)) {
+    for (const std::string& s : strands) {
+      letters += s;
+      starts.push_back(letters.size());
+      expected.push_back(kernels::find_mems_scalar(idx.text(), s, params));
+      if (params.kind == MemKind::mum) kernels::keep_mums(expected.back());
+    }
   }
-  const kernels::StrandSet set{letters, starts};
-  std::vector<std::vector<MemMatch>> expected(strands.size());
-  for (std::size_t i = 0; i < strands.size(); ++i) {
-    expected[i] = kernels::find_mems_scalar(idx.text(), strands[i], params);
-    if (params.kind == MemKind::mum) kernels::keep_mums(expected[i]);
-  }
-  for (std::size_t range : {std::size_t{1}, std::size_t{7}, strands.size()}) {
-    for (std::size_t first = 0; first < strands.size(); first += range) {
+};
+
+// Runs `kernel` over the case's strands in ranges of several sizes and checks every strand.
+void expect_kernel_equals_definition(kernels::MemKernel& kernel, const MemParams& params, const DefinitionCase& c,
+                                     const std::string& context) {
+  const kernels::StrandSet set{c.letters, c.starts};
+  const std::size_t n = c.strands.size();
+  for (std::size_t range : {std::size_t{1}, std::size_t{7}, n}) {
+    for (std::size_t first = 0; first < n; first += range) {
       kernels::StrandMatches out;
       out.first = first;
-      const std::size_t count = std::min(range, strands.size() - first);
+      const std::size_t count = std::min(range, n - first);
       kernel.find(set, first, count, out);
       ASSERT_EQ(out.count(), count) << context;
       for (std::size_t i = first; i < first + count; ++i) {
         const std::vector<MemMatch> found(out.of(i).begin(), out.of(i).end());
-        ASSERT_EQ(found, expected[i]) << context << " kind " << static_cast<int>(params.kind) << " -l " << params.min_length
-                                   << (params.bases_only ? " -n" : "") << " strand " << i << " of " << strands.size()
-                                   << " (range " << range << "): " << strands[i];
+        ASSERT_EQ(found, c.expected[i]) << context << " kind " << static_cast<int>(params.kind) << " -l "
+                                        << params.min_length << (params.bases_only ? " -n" : "") << " strand " << i
+                                        << " of " << n << " (range " << range << "): " << c.strands[i];
       }
     }
   }
 }
 
-void expect_kernels_equal_definition(const std::function<std::unique_ptr<kernels::MemKernel>(
-                                         const index::SuffixIndex&, const MemParams&)>& make_kernel) {
+using MakeKernel = std::function<std::unique_ptr<kernels::MemKernel>(const index::SuffixIndex&, const MemParams&)>;
+
+// Every kernel `make_kernels` make, on every reference shape, kind and option, against the definition.
+void expect_kernels_equal_definition(const std::vector<MakeKernel>& make_kernels) {
   std::mt19937 rng(977);
   for (int shape = 0; shape < 4; ++shape) {
     const auto sequences = reference_shape(rng, shape);
@@ -151,31 +160,30 @@ void expect_kernels_equal_definition(const std::function<std::unique_ptr<kernels
       for (std::uint32_t min_length : {1u, 5u, 12u, 20u, 40u})
         for (bool bases_only : {false, true}) {
           const MemParams params{kind, min_length, bases_only};
-          const auto kernel = make_kernel(idx, params);
-          expect_kernel_equals_definition(*kernel, idx, params, kernel_strands(rng, sequences),
-                                          "shape " + std::to_string(shape));
-          if (::testing::Test::HasFatalFailure()) return;
+          const DefinitionCase c(idx, params, kernel_strands(rng, sequences));
+          for (const MakeKernel& make_kernel : make_kernels) {
+            const auto kernel = make_kernel(idx, params);
+            expect_kernel_equals_definition(*kernel, params, c,
+                                            "shape " + std::to_string(shape) + ", " + std::string(kernel->name()));
+            if (::testing::Test::HasFatalFailure()) return;
+          }
         }
   }
-}
-
-TEST(MemKernel, CpuKernelEqualsTheDefinition) {
-  expect_kernels_equal_definition(
-      [](const index::SuffixIndex& idx, const MemParams& params) { return kernels::make_mem_cpu_kernel(idx, params); });
 }
 
 // The CPU finder over a suffix array split into about `pieces` pieces, each piece's matches found
 // on their own (without -mum's rule) and merged, as a GPU that cannot hold the whole array does.
 class PiecedCpuKernel final : public kernels::MemKernel {
  public:
-  PiecedCpuKernel(const index::SuffixIndex& idx, MemParams params, std::size_t pieces) : kind_(params.kind) {
+  PiecedCpuKernel(const index::SuffixIndex& idx, MemParams params, std::size_t pieces)
+      : kind_(params.kind), name_("cpu in about " + std::to_string(pieces) + " pieces") {
     const unsigned seed_length = kernels::MemFinder(idx, params).seed_length();
     MemParams per_piece = params;
     if (per_piece.kind == MemKind::mum) per_piece.kind = MemKind::mumreference;
     for (const auto rows : index::split_suffix_array(idx, idx.suffix_array().size() / pieces + 1, seed_length))
       finders_.emplace_back(idx, per_piece, rows);
   }
-  std::string_view name() const override { return "cpu in pieces"; }
+  std::string_view name() const override { return name_; }
   std::size_t pieces() const { return finders_.size(); }
   // Each piece's matches of every strand (the seeds' marks from all pieces first), then merged.
   void find(const kernels::StrandSet& strands, std::size_t first, std::size_t count,
@@ -197,19 +205,25 @@ class PiecedCpuKernel final : public kernels::MemKernel {
 
  private:
   MemKind kind_;
+  std::string name_;
   std::vector<kernels::MemFinder> finders_;
 };
 
-TEST(MemKernel, CpuFinderOverSuffixArrayPiecesEqualsTheDefinition) {
-  for (std::size_t pieces : {3, 16}) {
-    std::size_t most_pieces = 0;
-    expect_kernels_equal_definition([&](const index::SuffixIndex& idx, const MemParams& params) {
-      auto kernel = std::make_unique<PiecedCpuKernel>(idx, params, pieces);
-      most_pieces = std::max(most_pieces, kernel->pieces());
+// The CPU kernel, and the finder over suffix arrays split into 3 and 16 pieces, on the same cases.
+TEST(MemKernel, CpuKernelWholeAndOverSuffixArrayPiecesEqualsTheDefinition) {
+  std::vector<MakeKernel> make_kernels{
+      [](const index::SuffixIndex& idx, const MemParams& params) { return kernels::make_mem_cpu_kernel(idx, params); }};
+  const std::vector<std::size_t> pieces_asked{3, 16};
+  std::vector<std::size_t> most_pieces(pieces_asked.size(), 0);
+  for (std::size_t p = 0; p < pieces_asked.size(); ++p)
+    make_kernels.push_back([&, p](const index::SuffixIndex& idx, const MemParams& params) {
+      auto kernel = std::make_unique<PiecedCpuKernel>(idx, params, pieces_asked[p]);
+      most_pieces[p] = std::max(most_pieces[p], kernel->pieces());
       return kernel;
     });
-    EXPECT_GE(most_pieces, pieces) << "the references were not split as asked";
-  }
+  expect_kernels_equal_definition(make_kernels);
+  for (std::size_t p = 0; p < pieces_asked.size(); ++p)
+    EXPECT_GE(most_pieces[p], pieces_asked[p]) << "the references were not split as asked";
 }
 
 // Every cut of a split suffix array lies between the rows of two different prefixes, so the rows
@@ -252,9 +266,9 @@ class MemGpu : public ::testing::Test {
 };
 
 TEST_F(MemGpu, GpuKernelEqualsTheDefinition) {
-  expect_kernels_equal_definition([](const index::SuffixIndex& idx, const MemParams& params) {
+  expect_kernels_equal_definition({[](const index::SuffixIndex& idx, const MemParams& params) {
     return kernels::cuda::make_mem_gpu_kernel(engine::usable_gpus().front().index, idx, params);
-  });
+  }});
 }
 
 // Memory for a GPU kernel that holds about 1/`pieces` of the suffix array at a time.
@@ -267,12 +281,12 @@ std::size_t gpu_memory_for_pieces(const index::SuffixIndex& idx, std::size_t pie
 // asked for from -l 5 on.
 TEST_F(MemGpu, GpuKernelOverSuffixArrayPiecesEqualsTheDefinition) {
   bool split = false;
-  expect_kernels_equal_definition([&](const index::SuffixIndex& idx, const MemParams& params) {
+  expect_kernels_equal_definition({[&](const index::SuffixIndex& idx, const MemParams& params) {
     const std::size_t memory = params.min_length >= 5 ? gpu_memory_for_pieces(idx, 3) : 0;
     auto kernel = kernels::cuda::make_mem_gpu_kernel(engine::usable_gpus().front().index, idx, params, memory);
     split = split || kernel->name().find("pieces") != std::string_view::npos;
     return kernel;
-  });
+  }});
   EXPECT_TRUE(split) << "no suffix array was split";
 }
 
