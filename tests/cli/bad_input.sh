@@ -132,7 +132,8 @@ for tool in papara search; do
   else fail "${tool}_stdout_dev_full: exit $code"; cat stderr.txt; fi
 done
 # A reader that stops early (| head) ends the run quietly, as with other tools: no error line.
-"$hyalign" search "${search_args[@]}" -k 300 2>pipe.err | head -c 100 >/dev/null
+# (-k 30: 9,000 lines, far more than a pipe holds.)
+"$hyalign" search "${search_args[@]}" -k 30 2>pipe.err | head -c 100 >/dev/null
 code=${PIPESTATUS[0]}
 if { [ "$code" -eq 0 ] || [ "$code" -eq 141 ]; } && ! grep -q error pipe.err; then ok closed_pipe_is_quiet
 else fail "closed_pipe_is_quiet: exit $code"; cat pipe.err; fi
@@ -162,21 +163,23 @@ if [ $code -ne 0 ] && [ $code -lt 128 ] && tail -n 1 out/stderr | grep -q '^hyal
 else fail "file_size_limit: exit $code"; ls out; cat out/stderr; fi
 
 # ---- Damaged databases: a format version and per-chunk checksums ----
-"$hyalign" search makedb -i "$w/prot.fa" -o prot.hydb --chunk-mb 0 2>/dev/null
+# 30 sequences, one per chunk (a search runs every chunk before the last, damaged one).
+head -n 60 prot.fa >prot30.fa
+"$hyalign" search makedb -i prot30.fa -o prot.hydb --chunk-mb 0 2>/dev/null
 flip() { cp prot.hydb "$2"; printf 'Z' | dd of="$2" bs=1 seek="$1" conv=notrunc 2>/dev/null; }
 size=$(stat -c %s prot.hydb)
 flip 20 header_flipped.hydb      # inside the first chunk's header (bytes 8-47)
 flip $((size - 41)) name_flipped.hydb   # the last letter of the last chunk (the end record is 40 bytes)
 head -c $((size - 20)) prot.hydb >cut.hydb
 { printf 'HYALDB01'; tail -c +9 prot.hydb; } >old_version.hydb
-check_error database_payload_damaged 'name_flipped.hydb: database chunk 300 is damaged (checksum mismatch)' -- search -q "$w/prot.fa" -d "$w/name_flipped.hydb" -o hits.tsv
+check_error database_payload_damaged 'name_flipped.hydb: database chunk 30 is damaged (checksum mismatch)' -- search -q "$w/prot.fa" -d "$w/name_flipped.hydb" -o hits.tsv
 check_error database_header_damaged 'header_flipped.hydb: database chunk 1 is damaged (header checksum mismatch)' -- search -q "$w/prot.fa" -d "$w/header_flipped.hydb" -o hits.tsv
 # A whole chunk lost: the chunks of a database without the last sequence, sealed with the end record
 # of the full one. Every chunk checks out; only the end record's counts can tell.
-head -n -2 prot.fa >prot_short.fa
+head -n -2 prot30.fa >prot_short.fa
 "$hyalign" search makedb -i prot_short.fa -o short.hydb --chunk-mb 0 2>/dev/null
 { head -c -40 short.hydb; tail -c 40 prot.hydb; } >chunk_missing.hydb
-check_error database_chunk_missing 'chunk_missing.hydb: database chunk 300 is damaged (the end record counts 300 sequences in 300 chunks, the file holds 299 in 299)' -- search -q "$w/prot.fa" -d "$w/chunk_missing.hydb" -o hits.tsv
+check_error database_chunk_missing 'chunk_missing.hydb: database chunk 30 is damaged (the end record counts 30 sequences in 30 chunks, the file holds 29 in 29)' -- search -q "$w/prot.fa" -d "$w/chunk_missing.hydb" -o hits.tsv
 check_error database_cut_off 'cut.hydb: truncated or damaged database' -- search -q "$w/prot.fa" -d "$w/cut.hydb" -o hits.tsv
 check_error database_old_version 'database format 01 is not the format 02' -- search -q "$w/prot.fa" -d "$w/old_version.hydb" -o hits.tsv
 
