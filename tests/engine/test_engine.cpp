@@ -165,9 +165,9 @@ Lengths lengths_at_measured_rates(const std::vector<WorkerGroup>& groups, const 
                                   std::size_t tiles) {
   Lengths lengths{0, std::numeric_limits<double>::infinity()};
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const double group_rate = reports[g].cells / reports[g].busy_seconds * groups[g].workers;
-    lengths.mixed = std::max(lengths.mixed, reports[g].cells / group_rate);
-    lengths.fastest_alone = std::min(lengths.fastest_alone, static_cast<double>(tiles) / group_rate);
+    const double seconds = reports[g].busy_seconds / groups[g].workers;  // the group's share, its workers side by side
+    lengths.mixed = std::max(lengths.mixed, seconds);
+    lengths.fastest_alone = std::min(lengths.fastest_alone, seconds * static_cast<double>(tiles) / reports[g].cells);
   }
   return lengths;
 }
