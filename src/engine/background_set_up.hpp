@@ -1,10 +1,12 @@
 #pragma once
 // A run's devices set up in the background while the run works on the CPU: first CUDA's start
 // (the enumeration), which touches nothing of the tool's, then the tool's plan (GPU kernels, an
-// index copied to each GPU), unless the run has ended by then. Used by StartingDevices (the tools
+// index copied to each GPU), unless the run has ended by then. A held set-up (--device auto on a
+// job whose size is not known yet: engine::plan_gpu_start) begins only once start() is called. Used by StartingDevices (the tools
 // on the hybrid scheduler) and by map, which hands its workers GPU kernels between batches.
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <future>
@@ -28,12 +30,14 @@ class BackgroundSetUp {
   // should make no further GPU kernel.
   using Plan = std::function<T(const std::function<bool()>& cancelled)>;
 
-  BackgroundSetUp(DeviceChoice choice, Plan plan) {
+  BackgroundSetUp(DeviceChoice choice, Plan plan, bool held = false) {
+    state_->held = held;
     finished_ = start_in_background([state = state_, plan = std::move(plan), choice] {
       struct Ready {
         std::atomic<bool>& flag;
         ~Ready() { flag = true; }  // also when the set-up fails: get() rethrows its error
       } ready{state->ready};
+      if (!state->wait_for_start()) return;  // the run ended held: CUDA never started
       if (choice != DeviceChoice::cpu) usable_gpus();
       if (!state->commit()) return;  // the run is over: its tool's data may be gone
       try {
@@ -51,10 +55,15 @@ class BackgroundSetUp {
   BackgroundSetUp(const BackgroundSetUp&) = delete;
   BackgroundSetUp& operator=(const BackgroundSetUp&) = delete;
 
+  // Lets a held set-up begin.
+  void start() { state_->start(); }
+  // Whether the set-up has begun or will without start().
+  bool started() const { return state_->started(); }
   // Whether the set-up is done (get() would not wait).
   bool ready() const { return state_->ready; }
-  // Waits for the set-up; rethrows what it threw.
+  // Starts the set-up if held, waits for it; rethrows what it threw.
   T& get() {
+    start();
     if (pending_.valid()) result_ = pending_.get();
     return result_;
   }
@@ -65,7 +74,25 @@ class BackgroundSetUp {
     std::atomic<bool> ready{false};
     std::promise<T> result;
     std::mutex mutex;
-    bool ended = false, planning = false;
+    std::condition_variable start_or_end;
+    bool held = false, ended = false, planning = false;
+    // The set-up waits while held; false when the run ended first.
+    bool wait_for_start() {
+      std::unique_lock lock(mutex);
+      start_or_end.wait(lock, [this] { return !held || ended; });
+      return !ended;
+    }
+    void start() {
+      {
+        std::lock_guard lock(mutex);
+        held = false;
+      }
+      start_or_end.notify_all();
+    }
+    bool started() {
+      std::lock_guard lock(mutex);
+      return !held;
+    }
     // The set-up asks before the tool's plan: false once the run has ended.
     bool commit() {
       std::lock_guard lock(mutex);
@@ -74,9 +101,14 @@ class BackgroundSetUp {
     }
     // The run ends; returns whether the plan has begun (and must be waited for).
     bool cancel() {
-      std::lock_guard lock(mutex);
-      ended = true;
-      return planning;
+      bool began = false;
+      {
+        std::lock_guard lock(mutex);
+        ended = true;
+        began = planning;
+      }
+      start_or_end.notify_all();
+      return began;
     }
     bool cancelled() {
       std::lock_guard lock(mutex);

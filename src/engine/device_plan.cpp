@@ -92,13 +92,21 @@ GpuSelection select_gpus(DeviceChoice choice, const UnsupportedReason& unsupport
   return {std::move(gpus), ""};
 }
 
-std::string leave_gpus_out_of_small_job(DeviceChoice& choice, const TooSmallReason& too_small) {
-  if (choice != DeviceChoice::automatic) return {};
-  const std::string why = too_small();
-  if (why.empty()) return {};
-  choice = DeviceChoice::cpu;
-  return why + " (--device all or gpu uses the GPUs)";
+GpuStart plan_gpu_start(DeviceChoice& choice, const TooSmallReason& too_small) {
+  GpuStart start;
+  if (choice == DeviceChoice::automatic) {
+    const std::optional<std::string> why = too_small();
+    if (!why) return {"", true};
+    if (!why->empty()) {
+      choice = DeviceChoice::cpu;
+      start.why_cpu = small_job_line(*why);
+    }
+  }
+  start_gpu_enumeration(choice);
+  return start;
 }
+
+std::string small_job_line(const std::string& why) { return why + " (--device all or gpu uses the GPUs)"; }
 
 std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned threads, std::string_view cpu_name,
                                             const std::vector<GpuInfo>& gpus, const std::vector<std::string>& gpu_names,

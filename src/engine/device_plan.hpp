@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,15 +36,28 @@ struct GpuSelection {
 };
 GpuSelection select_gpus(DeviceChoice choice, const UnsupportedReason& unsupported_reason);
 
-// Why a job is too small for the GPUs ("" when it is not, or not known to be): a tool's bound on its
-// work, from its inputs' sizes.
-using TooSmallReason = std::function<std::string()>;
+// A tool's bound on its job's work from its inputs' sizes: why the job is too small for the GPUs,
+// "" when it is not, none where the sizes are not known (a pipe, gzip).
+using TooSmallReason = std::function<std::optional<std::string>()>;
+
+// How --device auto starts the GPUs of a job.
+struct GpuStart {
+  // The job is too small for them: `choice` is now cpu, and this is the line to log once the inputs
+  // are read (an input's error stays the run's one line).
+  std::string why_cpu;
+  // The job's size is not known: its GPUs start only once the work read shows it is large enough
+  // (BackgroundSetUp's `held`).
+  bool held = false;
+};
 
 // --device auto leaves the GPUs out of a job too small for them, without starting CUDA: a job that
-// ends while CUDA starts waits at exit for the driver's call in flight (docs/performance.md).
-// `too_small` is asked only with auto. Returns the line to log once the inputs are read (an input's
-// error stays the run's one line), "" when `choice` stays as it is.
-std::string leave_gpus_out_of_small_job(DeviceChoice& choice, const TooSmallReason& too_small);
+// ends while CUDA starts waits at exit for the driver's call in flight (docs/performance.md). Where
+// the inputs' sizes do not bound the job, the GPUs are held back until the work read does.
+// `too_small` is asked only with auto. Unless the GPUs are held or left out, CUDA's start begins in
+// the background (start_gpu_enumeration), beside the job's first steps.
+GpuStart plan_gpu_start(DeviceChoice& choice, const TooSmallReason& too_small);
+// The line a job left on the CPU logs: `why` and how to use the GPUs all the same.
+std::string small_job_line(const std::string& why);
 
 // Worker groups: the CPU kernel's (unless --device gpu has GPUs), then one worker per GPU. A GPU's
 // worker does CPU work between takes (it folds or ranks the GPU's scores), so it gets a core of its

@@ -5,7 +5,9 @@
 // planned in the background, and with --device auto or all the CPU kernel works until they are
 // ready: a small job never waits for GPUs, and a large one's devices take the rest of the work in
 // hand once they are up. --device gpu waits for its GPUs (the CPU never scores
-// then), and --device cpu has nothing to wait for.
+// then), and --device cpu has nothing to wait for. With auto, a job whose size its inputs do not
+// show holds its GPUs back, the CPU working with every thread, until it shows it is large enough.
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -25,19 +27,23 @@ class StartingDevices {
   // `cancelled`.
   using Plan = std::function<Devices<Kernel>(std::shared_ptr<Kernel> cpu, const std::function<bool()>& cancelled)>;
 
-  // `cpu` is the CPU kernel of the early workers (workers_while_devices_start) and of the devices.
-  StartingDevices(DeviceChoice choice, unsigned threads, std::shared_ptr<Kernel> cpu, Plan plan)
-      : cpu_(std::move(cpu)), early_(choice == DeviceChoice::automatic || choice == DeviceChoice::all),
+  // `cpu` is the CPU kernel of the early workers (workers_while_devices_start) and of the devices;
+  // `held`: the set-up waits for start_gpus() (engine::plan_gpu_start).
+  StartingDevices(DeviceChoice choice, unsigned threads, std::shared_ptr<Kernel> cpu, Plan plan, bool held = false)
+      : cpu_(std::move(cpu)), threads_(std::max(1u, threads)),
+        early_(choice == DeviceChoice::automatic || choice == DeviceChoice::all),
         // The set-up holds the CPU kernel only once the plan has begun, which the run waits for.
-        set_up_(choice, [plan = std::move(plan), cpu = std::weak_ptr<Kernel>(cpu_)](const auto& cancelled) {
-          return plan(cpu.lock(), cancelled);
-        }) {
-    if (early_) {
-      early_groups_ = plan_worker_groups(DeviceChoice::cpu, workers_while_devices_start(threads), cpu_->name(), {}, {}, {});
-      early_groups_.front().takes_from_end = true;  // a tile taken just before they are ready delays them
-    }
-  }
+        set_up_(
+            choice,
+            [plan = std::move(plan), cpu = std::weak_ptr<Kernel>(cpu_)](const auto& cancelled) {
+              return plan(cpu.lock(), cancelled);
+            },
+            held) {}
 
+  // Lets a held set-up begin: the job has shown it is large enough for the GPUs.
+  void start_gpus() { set_up_.start(); }
+  // Whether the set-up is held still.
+  bool held() const { return !set_up_.started(); }
   // The CPU kernel of the early workers (tiles are as wide as its vectors).
   Kernel& cpu() { return *cpu_; }
   // Waits for the devices to be set up; rethrows what the set-up threw.
@@ -47,8 +53,8 @@ class StartingDevices {
   // Whether GPUs do the work from now on: false while the CPU works as they start.
   bool gpus_work() { return (ready() || !early_) && !devices().gpus.empty(); }
 
-  // Works through `queue`: on the CPU kernel's early workers while the devices start (auto and
-  // all), then on the devices. Workers are numbered across both stages, the early workers first,
+  // Works through `queue`: on the CPU kernel's early workers while the devices start or are held
+  // (auto and all), then on the devices. Workers are numbered across both stages, the early workers first,
   // and keep their numbers from one call to the next; `grow(workers)` is called on the calling
   // thread, while no worker runs, with the number of workers so far, to size per-worker state.
   // `before_devices` runs before the devices take their first tile of this queue. Returns the
@@ -58,11 +64,11 @@ class StartingDevices {
                                 const std::function<void(std::size_t workers)>& grow,
                                 const std::function<void()>& before_devices = {}) {
     std::vector<DeviceReport> reports;
-    const std::size_t early_workers = early_ ? early_groups_.front().workers : 0;
+    const std::size_t early_workers = early_ ? threads_ : 0;  // the most there can be
     if (early_ && !ready()) {
       grow(early_workers);
       reports = run_workers(
-          early_groups_, queue, progress, [&](std::size_t w, const WorkTile& tile) { return score(*cpu_, w, tile); },
+          early_groups(), queue, progress, [&](std::size_t w, const WorkTile& tile) { return score(*cpu_, w, tile); },
           [&] { return ready(); });
     }
     if (queue.remaining_cost() > 0) {
@@ -77,9 +83,19 @@ class StartingDevices {
   }
 
  private:
+  // The CPU kernel's workers before the devices are ready: every thread while the set-up is held,
+  // else a core left to it on more than 4 (workers_while_devices_start).
+  std::vector<WorkerGroup> early_groups() const {
+    const bool starting = set_up_.started();
+    std::vector<WorkerGroup> groups = plan_worker_groups(
+        DeviceChoice::cpu, starting ? workers_while_devices_start(threads_) : threads_, cpu_->name(), {}, {}, {});
+    groups.front().takes_from_end = starting;  // a tile taken just before they are ready delays them
+    return groups;
+  }
+
   std::shared_ptr<Kernel> cpu_;
+  const unsigned threads_;
   const bool early_;
-  std::vector<WorkerGroup> early_groups_;
   BackgroundSetUp<Devices<Kernel>> set_up_;
 };
 

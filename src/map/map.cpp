@@ -90,19 +90,25 @@ enum class Stage { gpus_starting, cpu, gpus };
 // set up (each worker then hands its chunks to one, falling back to the CPU if it fails).
 class MapDevices {
  public:
-  MapDevices(const MapOptions& options, const index::SuffixIndex& index)
+  // `held`: the GPUs start at start_gpus() (engine::plan_gpu_start).
+  MapDevices(const MapOptions& options, const index::SuffixIndex& index, bool held)
       : choice_(options.device), threads_(std::max(1u, options.threads)),
         cpu_(kernels::make_extend_cpu_kernel(options.kernel, options.params.scoring)) {
     if (choice_ != engine::DeviceChoice::cpu)
       set_up_ = std::make_unique<engine::BackgroundSetUp<MapGpus>>(
-          choice_, [&options, &index](const std::function<bool()>& cancelled) {
-            return set_up_gpus(options, index, cancelled);
-          });
+          choice_,
+          [&options, &index](const std::function<bool()>& cancelled) { return set_up_gpus(options, index, cancelled); },
+          held);
   }
+
+  // Lets held GPUs start.
+  void start_gpus() { if (set_up_) set_up_->start(); }
+  // Whether the GPUs are held still.
+  bool held() const { return set_up_ && !set_up_->started(); }
 
   // The stage from now on; with --device gpu, waits for the GPUs.
   Stage stage() {
-    if (!set_up_) return Stage::cpu;
+    if (!set_up_ || held()) return Stage::cpu;
     if (choice_ != engine::DeviceChoice::gpu && !set_up_->ready()) return Stage::gpus_starting;
     return set_up_->get().aligners.empty() ? Stage::cpu : Stage::gpus;
   }
@@ -278,6 +284,8 @@ class BatchMapper {
   // Between batches, the workers take the devices that are ready (a new stage): the first batch's
   // (`unit` 0) are those of the start. `input_read`: the share of the input read with batch `unit`.
   void take_ready_devices(std::size_t unit, std::optional<double> input_read) {
+    // Reads of unknown size start held GPUs once enough batches are left for a trial.
+    if (devices_.held() && batches_left(unit, input_read, dist::size()) >= kBatchesWorthATrial) devices_.start_gpus();
     const Stage stage = faster_of(devices_.stage(), unit, input_read);
     if (stage == stage_ && !workers_.empty()) return;
     stage_ = stage;
@@ -537,12 +545,13 @@ void log_gpu_seconds(const MapGpus& gpus, double wall) {
 }
 
 // Why the reads are too few to try the GPUs on (map/gpu_trial.hpp), where their files' sizes bound
-// them (a letter takes a byte at least).
-std::string too_few_reads_for_gpus(const MapOptions& options) {
+// them (a letter takes a byte at least); none for a pipe or gzip, whose batches are counted as read.
+std::optional<std::string> too_few_reads_for_gpus(const MapOptions& options) {
   const std::optional<std::uint64_t> letters = size_as_read({options.reads1, options.reads2});
   const std::optional<double> batches =
       batches_at_most(letters, parts_per_batch(std::max(1u, options.threads)) * options.batch_bases, dist::size());
-  if (!batches || *batches >= kBatchesWorthATrial) return {};
+  if (!batches) return std::nullopt;
+  if (*batches >= kBatchesWorthATrial) return "";
   return fmt::format("map: the reads hold {} letters at most, {:.1f} batches: too few to try the GPUs on, the CPU "
                      "maps them",
                      *letters, *batches);
@@ -558,19 +567,18 @@ void run_map(const MapOptions& given) {
   check_options(given);
   dist::check_same_inputs({given.reference, given.reads1, given.reads2});
   MapOptions options = given;
-  const std::string why_cpu =
-      engine::leave_gpus_out_of_small_job(options.device, [&] { return too_few_reads_for_gpus(options); });
-  const auto gpus_found = engine::start_gpu_enumeration(options.device);  // CUDA's start, beside the index's reading
+  const engine::GpuStart gpu_start =
+      engine::plan_gpu_start(options.device, [&] { return too_few_reads_for_gpus(options); });
 
   Stopwatch clock;
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
   check_reference(index.reference(), options.reference);
-  MapDevices devices(options, index);
+  MapDevices devices(options, index, gpu_start.held);
   const auto [read_group, read_group_id] = read_group_line(options.read_group);
   ReadInput input(options.reads1, options.reads2, options.interleaved,
                   {options.comment_tags, own_tags(!read_group_id.empty())});
   log_info("map: {}", input.paired() ? "paired reads" : "single reads");
-  if (!why_cpu.empty()) log_info("{}", why_cpu);
+  if (!gpu_start.why_cpu.empty()) log_info("{}", gpu_start.why_cpu);
   const SamHeader header(sam_header(index.reference(), read_group, options.command_line));
   // Made before the output: --device gpu without a GPU fails here, having written nothing.
   BatchMapper mapper(index, options, devices, header.get(), is_bam_path(options.out), read_group_id);
@@ -586,6 +594,10 @@ void run_map(const MapOptions& given) {
   const unsigned part_threads = devices.threads(options.device == engine::DeviceChoice::gpu ? Stage::gpus : Stage::cpu);
   const BatchCounts mine = map_batches(input, mapper, out, options.batch_bases, part_threads, units);
   mapper.finish(units.count());
+  if (devices.held())
+    log_info("{}", engine::small_job_line(fmt::format("map: the reads came to {} batches: too few to try the GPUs on, "
+                                                      "the CPU mapped them",
+                                                      units.count())));
   const auto shares = out.finish(units.count(), {mine.reads, mine.mapped, mine.proper_pairs});
   if (!writer) return;
   writer->commit();

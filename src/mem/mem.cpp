@@ -99,7 +99,9 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, boo
 // up over the batches.
 class DeviceMatcher {
  public:
-  explicit DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices) : devices_(devices) {}
+  // `small_job_letters`: a held set-up (queries of unknown size) starts once the batches matched hold more.
+  DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices, double small_job_letters)
+      : devices_(devices), small_job_letters_(small_job_letters) {}
 
   // Whether GPUs match from now on: false while the CPU matches as they are set up.
   bool gpus_match() { return devices_.gpus_work(); }
@@ -107,6 +109,8 @@ class DeviceMatcher {
   // The matches of every strand, in pieces sorted by first strand.
   std::vector<kernels::StrandMatches> match(const BatchStrands& strands, std::size_t queries) {
     const kernels::StrandSet set = strands.view();
+    if (!set.starts.empty()) letters_ += static_cast<double>(set.starts.back() - set.starts.front()) / strands.per_query;
+    if (letters_ > small_job_letters_ && devices_.held()) devices_.start_gpus();
     engine::TileQueue queue(1, 1, queries, kQueriesPerTile);
     std::vector<kernels::StrandMatches> found;
     std::mutex found_mutex;
@@ -148,6 +152,8 @@ class DeviceMatcher {
 
   static constexpr std::size_t kQueriesPerTile = 128;
   engine::StartingDevices<kernels::MemKernel>& devices_;
+  const double small_job_letters_;
+  double letters_ = 0;  // of the queries matched so far
   std::vector<engine::DeviceReport> reports_;
   std::mutex spare_mutex_;
   std::vector<kernels::StrandMatches> spare_;
@@ -458,15 +464,20 @@ engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, 
 // the H100 machine's cores: docs/performance.md), less than CUDA's start takes.
 constexpr double kSmallJobLettersPerThread = 2e6;
 
-// Why the queries are too few for the GPUs: the CPU's cores match them before CUDA would have
-// started, where their files' sizes bound them (a letter takes a byte at least).
-std::string too_few_queries_for_gpus(const MemOptions& options) {
+// The line of a job whose query `letters` the CPU's cores matched before CUDA would have started.
+std::string matched_before_gpus_started(const std::string& letters) {
+  return engine::small_job_line(
+      fmt::format("{}: the CPU's cores matched them before the GPUs could have started, so they were not", letters));
+}
+
+// Why the queries are too few for the GPUs, where their files' sizes bound them (a letter takes a
+// byte at least); none for a pipe or gzip, whose letters are counted as they are matched.
+std::optional<std::string> too_few_queries_for_gpus(const MemOptions& options) {
   const std::optional<std::uint64_t> letters = size_as_read(options.queries);
-  const double most = kSmallJobLettersPerThread * std::max(1u, options.threads) * dist::size();
-  if (!letters || static_cast<double>(*letters) > most) return {};
-  return fmt::format("{} query letters at most: the CPU's cores matched them before the GPUs could have started, so "
-                     "they were not",
-                     *letters);
+  if (!letters) return std::nullopt;
+  if (static_cast<double>(*letters) > kSmallJobLettersPerThread * std::max(1u, options.threads) * dist::size())
+    return "";
+  return matched_before_gpus_started(fmt::format("{} query letters at most", *letters));
 }
 
 }  // namespace
@@ -478,17 +489,17 @@ void run_mem(const MemOptions& given) {
   inputs.push_back(given.reference);
   dist::check_same_inputs(inputs);
   MemOptions options = given;
-  const std::string why_cpu =
-      engine::leave_gpus_out_of_small_job(options.device, [&] { return too_few_queries_for_gpus(options); });
+  const engine::GpuStart gpu_start =
+      engine::plan_gpu_start(options.device, [&] { return too_few_queries_for_gpus(options); });
   dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
   Stopwatch clock;
-  const auto gpus_found = engine::start_gpu_enumeration(options.device);
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);
   clock.lap();
-  engine::StartingDevices<kernels::MemKernel> devices(options.device, options.threads,
-                                                      kernels::make_mem_cpu_kernel(index, options.params),
-                                                      [&](auto cpu, const auto& cancelled) { return plan_mem_devices(options, index, std::move(cpu), cancelled); });
-  DeviceMatcher matcher(devices);
+  engine::StartingDevices<kernels::MemKernel> devices(
+      options.device, options.threads, kernels::make_mem_cpu_kernel(index, options.params),
+      [&](auto cpu, const auto& cancelled) { return plan_mem_devices(options, index, std::move(cpu), cancelled); },
+      gpu_start.held);
+  DeviceMatcher matcher(devices, kSmallJobLettersPerThread * std::max(1u, options.threads));
   const SectionWriter writer(index.reference(),
                              {options.reference_names || index.reference().sequences() > 1,
                               index.reference().longest_name(), options.show_lengths, options.show_substrings,
@@ -506,7 +517,8 @@ void run_mem(const MemOptions& given) {
   const auto shares = ordered.finish(units.count(), {mine.matches, mine.queries});
   if (!out) return;
   out->finish();
-  if (!why_cpu.empty()) log_info("{}", why_cpu);
+  if (!gpu_start.why_cpu.empty()) log_info("{}", gpu_start.why_cpu);
+  if (devices.held()) log_info("{}", matched_before_gpus_started(fmt::format("{} query letters", mine.letters)));
   log_info("matched {} queries ({} letters): {} matches ({:.3f} s); peak memory {:.0f} MiB", totals.queries,
            totals.letters, dist::summed(shares)[0], clock.lap(), peak_memory_mib());
   engine::log_device_reports(matcher.reports());

@@ -418,12 +418,13 @@ void log_search(const CodedSequences& queries, const DatabaseShare& database, co
 constexpr double kSmallJobCellsPerThread = 4e9;
 
 // Why the job is too small for the GPUs: the CPU's cores score it before CUDA would have started,
-// where its files' sizes bound its cells (plain files and makedb databases: a residue takes a byte
-// at least).
-std::string too_few_cells_for_gpus(const SearchOptions& o) {
-  const std::optional<std::uint64_t> query_bytes = size_as_read(o.queries), database_bytes = size_as_read(o.database);
-  if (!query_bytes || !database_bytes) return {};
-  const double cells = static_cast<double>(*query_bytes) * static_cast<double>(*database_bytes) / dist::size();
+// where the database's size bounds its cells (plain files and makedb databases: a residue takes a
+// byte at least). A database of unknown size (gzip, a pipe) counts as large: it is seldom small,
+// and the GPUs start while its first chunk is read.
+std::string too_few_cells_for_gpus(const SearchOptions& o, std::size_t query_residues) {
+  const std::optional<std::uint64_t> database_bytes = size_as_read(o.database);
+  if (!database_bytes) return {};
+  const double cells = static_cast<double>(query_residues) * static_cast<double>(*database_bytes) / dist::size();
   if (cells > kSmallJobCellsPerThread * std::max(1u, o.threads)) return {};
   return fmt::format("search: {:.3g} cells at most: the CPU's cores scored them before the GPUs could have started, "
                      "so they were not",
@@ -439,13 +440,13 @@ void run_search(const SearchOptions& given) {
   if (dist::writes_output()) out.emplace(given.out);
   dist::check_same_inputs({given.queries, given.database});
   SearchOptions o = given;
-  const std::string why_cpu = engine::leave_gpus_out_of_small_job(o.device, [&] { return too_few_cells_for_gpus(o); });
   const auto start = Clock::now();
-  const auto gpus_found = engine::start_gpu_enumeration(o.device);
-
   const std::vector<SequenceRecord> records = read_queries(o.queries);
   const Scoring scoring = prepare_scoring(o, o.type == SequenceType::automatic ? detect_type(records) : o.type);
   const CodedSequences all_queries = encode_queries(records, scoring.matrix, o.queries);
+  // The queries read (from a pipe too) and the database's size decide whether CUDA starts.
+  const std::string why_cpu =
+      engine::plan_gpu_start(o.device, [&] { return too_few_cells_for_gpus(o, all_queries.residues.size()); }).why_cpu;
   // MPI ranks take the queries in units of consecutive queries, in turn, and each searches the
   // whole database; or, with the database split, each scores every query against its own chunks.
   const dist::ItemUnits units(all_queries.size(), kQueriesPerUnit);

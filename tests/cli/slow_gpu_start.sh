@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A CUDA start that takes long must not hold up a small job. A stand-in CUDA driver
-# (libcuda.so.1 on LD_LIBRARY_PATH, which CUDA's runtime loads first) sleeps before it says there
-# is no driver. With --device cpu and auto, each tool must end long before that, with the CPU's
-# output and exit 0; --device gpu must wait for it and then fail as it does without a GPU.
+# (libcuda.so.1 on LD_LIBRARY_PATH, which CUDA's runtime loads first) marks that it was called and
+# sleeps before it says there is no driver. With --device cpu and auto, each tool must end long
+# before that, with the CPU's output and exit 0; --device gpu must wait for it and then fail as it
+# does without a GPU. A small job with auto must not start CUDA at all (a real driver's call in
+# flight holds the process's exit), whether its size shows in its files or only as it is read.
 # usage: slow_gpu_start.sh HYALIGN DATA HAVE_CUDA   (skipped, 77, without CUDA or a C compiler)
 set -u
 hyalign=$(realpath "$1")
@@ -13,18 +15,23 @@ source "$(dirname "$0")/harness.sh"
 
 readonly start_seconds=8
 cat >driver.c <<EOF
+#include <stdio.h>
 #include <unistd.h>
 int cuGetProcAddress_v2(const char* name, void** fn, int version, unsigned long long flags, int* status) {
   static int calls = 0;
   (void)name; (void)version; (void)flags;
-  if (calls++ == 0) sleep($start_seconds);
+  if (calls++ == 0) {
+    FILE* mark = fopen("$PWD/driver_called", "w");
+    if (mark) fclose(mark);
+    sleep($start_seconds);
+  }
   *fn = 0;
   if (status) *status = 1;
   return 500;
 }
 EOF
 "$compiler" -shared -fPIC -o libcuda.so.1 driver.c || { echo "SKIPPED: the stand-in driver did not build"; exit 77; }
-slow() { LD_LIBRARY_PATH="$PWD${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+slow() { rm -f driver_called; LD_LIBRARY_PATH="$PWD${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
 seconds() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'; }
 
 papara=$data/papara/q2_16S
@@ -50,6 +57,7 @@ small_job() {
     start=$EPOCHREALTIME
     slow "$hyalign" "$@" --device "$device" -o "$name.$device" 2>"$name.$device.log" ||
       { fail "${name}_${device}_exit"; cat "$name.$device.log"; return; }
+    [ -e driver_called ] && mv driver_called "$name.$device.driver_called"
     quick "$start" && ok "${name}_${device}_does_not_wait" ||
       fail "${name}_${device}_does_not_wait ($(seconds "$start") s, the start takes $start_seconds s)"
   done
@@ -60,24 +68,48 @@ small_job search search -q query.fa -d db.fa
 small_job mem mem -maxmatch -l 20 genome.hymi mem_reads.fa
 small_job papara papara -t "$papara/ref.unrooted.nwk" -s "$papara/ref.phy" -q reads.fasta
 small_job map map genome.hymi mem_reads.fa
-# search, mem and map with auto do not start CUDA for jobs that their files' sizes show are too small
-# for the GPUs; from a pipe (size unknown) they start it in the background, and do not wait for it either.
-# name INPUT TOOL-ARGUMENTS: INPUT through a pipe on standard input, read as "-"
-pipe_job() {
+# search, mem and map with auto do not start CUDA for jobs too small for the GPUs: jobs that their
+# files' sizes show are small, and small jobs whose size shows only as they are read (a pipe, gzip).
+# name INPUT TOOL-ARGUMENTS: INPUT through a pipe on standard input, read as "-", and gzipped
+size_unknown_job() {
   local name=$1 input=$2 start
   shift 2
-  grep -q -- '--device all or gpu uses' "$name.auto.log" && ok "${name}_auto_small_files_start_no_gpus" ||
-    fail "${name}_auto_small_files_start_no_gpus"
+  grep -q -- '--device all or gpu uses' "$name.auto.log" && [ ! -e "$name.auto.driver_called" ] &&
+    ok "${name}_auto_small_files_start_no_gpus" || fail "${name}_auto_small_files_start_no_gpus"
   start=$EPOCHREALTIME
-  cat "$input" | slow "$hyalign" "$@" --device auto -o "$name.pipe" 2>"$name.pipe.log" || fail "${name}_auto_pipe_exit"
+  cat "$input" | slow "$hyalign" "$@" - --device auto -o "$name.pipe" 2>"$name.pipe.log" || fail "${name}_auto_pipe_exit"
   quick "$start" && ok "${name}_auto_pipe_does_not_wait" || fail "${name}_auto_pipe_does_not_wait ($(seconds "$start") s)"
-  ! grep -q -- '--device all or gpu uses' "$name.pipe.log" &&
-    cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.pipe") && ok "${name}_auto_pipe_output" ||
+  grep -q -- '--device all or gpu uses' "$name.pipe.log" && [ ! -e driver_called ] &&
+    ok "${name}_auto_small_pipe_starts_no_gpus" || fail "${name}_auto_small_pipe_starts_no_gpus"
+  cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.pipe") && ok "${name}_auto_pipe_output" ||
     fail "${name}_auto_pipe_output"
+  gzip -c "$input" >"$input.gz"
+  slow "$hyalign" "$@" "$input.gz" --device auto -o "$name.gz" 2>"$name.gz.log" || fail "${name}_auto_gzip_exit"
+  [ ! -e driver_called ] && ok "${name}_auto_small_gzip_starts_no_gpus" || fail "${name}_auto_small_gzip_starts_no_gpus"
+  cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.gz") && ok "${name}_auto_gzip_output" ||
+    fail "${name}_auto_gzip_output"
 }
-pipe_job search query.fa search -q - -d db.fa
-pipe_job mem mem_reads.fa mem -maxmatch -l 20 genome.hymi -
-pipe_job map mem_reads.fa map genome.hymi -
+size_unknown_job search query.fa search -d db.fa -q
+size_unknown_job mem mem_reads.fa mem -maxmatch -l 20 genome.hymi
+size_unknown_job map mem_reads.fa map genome.hymi
+
+# Enough work read from a pipe starts CUDA in the background, and the job does not wait for it:
+# mem past 2 M query letters a thread, map from its sixth batch (-K 2000: a batch of 2,000 letters).
+# name TOOL-ARGUMENTS
+large_pipe_job() {
+  local name=$1 start
+  shift
+  start=$EPOCHREALTIME
+  slow "$@" && [ -e driver_called ] && ok "${name}_large_pipe_starts_gpus" || fail "${name}_large_pipe_starts_gpus"
+  quick "$start" && ok "${name}_large_pipe_does_not_wait" ||
+    fail "${name}_large_pipe_does_not_wait ($(seconds "$start") s)"
+}
+awk 'BEGIN { srand(7); split("ACGT", b, ""); for (q = 1; q <= 3; q++) { s = "";
+  for (i = 0; i < 700000; i++) s = s b[int(rand() * 4) + 1]; print ">q" q; print s } }' >mem_many.fa
+large_pipe_job mem_pipe_past_bound \
+  bash -c 'cat mem_many.fa | "$0" mem -l 20 -t 1 --device auto genome.hymi - -o mem_many.out 2>/dev/null' "$hyalign"
+large_pipe_job map_pipe_past_bound \
+  bash -c 'cat mem_reads.fa | "$0" map -K 2000 -t 1 --device auto genome.hymi - -o map_many.sam 2>/dev/null' "$hyalign"
 
 # --device gpu waits for the start, then fails with the usual error and writes nothing.
 gpu_job() {

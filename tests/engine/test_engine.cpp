@@ -7,7 +7,9 @@
 #include <future>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -119,17 +121,28 @@ TEST(DevicePlan, CpuChoiceSelectsNoGpu) {
   EXPECT_TRUE(none.notice.empty());
 }
 
-TEST(DevicePlan, AutoLeavesTheGpusOutOfASmallJobOnly) {
+// auto leaves the GPUs out of a job its inputs show is small, holds them back from one whose size
+// they do not show, and starts them for the rest; the other choices never ask.
+TEST(DevicePlan, AutoLeavesTheGpusOutOfASmallJobAndHoldsThemForOneOfUnknownSize) {
   DeviceChoice choice = DeviceChoice::automatic;
-  EXPECT_EQ(leave_gpus_out_of_small_job(choice, [] { return std::string(); }), "");
+  GpuStart start = plan_gpu_start(choice, [] { return std::string(); });
+  EXPECT_EQ(start.why_cpu, "");
+  EXPECT_FALSE(start.held);
   EXPECT_EQ(choice, DeviceChoice::automatic);
-  const std::string line = leave_gpus_out_of_small_job(choice, [] { return std::string("10 letters"); });
-  EXPECT_EQ(line.rfind("10 letters", 0), 0u) << line;
+  start = plan_gpu_start(choice, [] { return std::optional<std::string>(); });
+  EXPECT_EQ(start.why_cpu, "");
+  EXPECT_TRUE(start.held);
+  EXPECT_EQ(choice, DeviceChoice::automatic);
+  start = plan_gpu_start(choice, [] { return std::string("10 letters"); });
+  EXPECT_EQ(start.why_cpu.rfind("10 letters", 0), 0u) << start.why_cpu;
+  EXPECT_FALSE(start.held);
   EXPECT_EQ(choice, DeviceChoice::cpu);
   for (DeviceChoice given : {DeviceChoice::gpu, DeviceChoice::all}) {
     choice = given;
     bool asked = false;
-    EXPECT_EQ(leave_gpus_out_of_small_job(choice, [&] { asked = true; return std::string("small"); }), "");
+    start = plan_gpu_start(choice, [&] { asked = true; return std::optional<std::string>(); });
+    EXPECT_EQ(start.why_cpu, "");
+    EXPECT_FALSE(start.held);
     EXPECT_EQ(choice, given);
     EXPECT_FALSE(asked) << "only auto asks";
   }
@@ -355,7 +368,7 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
     {
       std::lock_guard lock(mutex);
       for (std::size_t t = tile.first_target; t < tile.first_target + tile.target_count; ++t) ++done[t];
-      numbered_apart = numbered_apart && (kernel.label == "cpu" ? worker < 5 : worker == 5);
+      numbered_apart = numbered_apart && (kernel.label == "cpu" ? worker < 5 : worker == 6);
       if (kernel.label == "cpu" && ++early == 100) gate.set_value();
     }
     // An early tile after the gate ends once the devices are ready, so the CPU leaves work for them.
@@ -366,7 +379,8 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
       queue, nullptr, score, [&](std::size_t workers) { sizes.push_back(workers); }, [&] { ++before_devices; });
   EXPECT_EQ(std::count(done.begin(), done.end(), 1), static_cast<std::ptrdiff_t>(kTiles));
   EXPECT_TRUE(numbered_apart);
-  EXPECT_EQ(sizes, (std::vector<std::size_t>{5, 6}));  // 6 threads: 5 early workers, a core left to the set-up
+  // 6 threads: 5 early workers, a core left to the set-up; numbers kept for 6 (a held set-up's).
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{6, 7}));
   EXPECT_EQ(before_devices, 1);
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0].name, "cpu");
@@ -384,8 +398,77 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
   EXPECT_EQ(std::count(done.begin(), done.end(), 1), static_cast<std::ptrdiff_t>(kTiles));
   ASSERT_EQ(later.size(), 1u);
   EXPECT_EQ(later[0].name, "gpu0");
-  EXPECT_EQ(sizes.back(), 6u);
+  EXPECT_EQ(sizes.back(), 7u);
   EXPECT_TRUE(numbered_apart);
+}
+
+// A held set-up (auto on a job of unknown size) plans nothing until start_gpus(): the CPU works
+// with every thread meanwhile, numbered as early workers. Once started, the devices take over.
+TEST(StartingDevices, AHeldSetUpWaitsForItsStartWithEveryThreadOnTheCpu) {
+  std::atomic<bool> planned{false};
+  StartingDevices<NamedKernel> devices(
+      DeviceChoice::automatic, 6, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
+      [&](auto, const auto&) {
+        planned = true;
+        return one_gpu();
+      },
+      true);
+  std::vector<std::size_t> sizes;
+  std::mutex mutex;
+  std::set<std::size_t> cpu_workers;
+  const auto score = [&](NamedKernel& kernel, std::size_t worker, const WorkTile& tile) {
+    // Slow enough that every worker takes a tile.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::lock_guard lock(mutex);
+    if (kernel.label == "cpu") cpu_workers.insert(worker);
+    return static_cast<double>(tile.target_count);
+  };
+  const auto grow = [&](std::size_t workers) { sizes.push_back(workers); };
+  for (int round = 0; round < 3; ++round) {
+    TileQueue queue(200, 1, 1, 1);
+    const auto reports = devices.run(queue, nullptr, score, grow);
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].name, "cpu");
+    EXPECT_DOUBLE_EQ(reports[0].cells, 200);
+  }
+  EXPECT_FALSE(planned);
+  EXPECT_TRUE(devices.held());
+  EXPECT_FALSE(devices.ready());
+  EXPECT_EQ(cpu_workers, (std::set<std::size_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(sizes, (std::vector<std::size_t>(3, 6)));
+
+  devices.start_gpus();
+  EXPECT_FALSE(devices.held());
+  devices.devices();  // waits for the set-up
+  EXPECT_TRUE(planned);
+  TileQueue queue(200, 1, 1, 1);
+  const auto reports = devices.run(queue, nullptr, score, grow);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].name, "gpu0");
+  EXPECT_EQ(sizes.back(), 7u);
+}
+
+// A run that ends held never plans (CUDA never starts) and does not wait; the background work ends.
+TEST(StartingDevices, ARunThatEndsHeldNeverPlans) {
+  auto planned = std::make_shared<std::atomic<bool>>(false);
+  {
+    StartingDevices<NamedKernel> devices(
+        DeviceChoice::automatic, 2, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
+        [planned](auto, const auto&) {
+          *planned = true;
+          return one_gpu();
+        },
+        true);
+    TileQueue queue(20, 1, 1, 1);
+    devices.run(
+        queue, nullptr, [](NamedKernel&, std::size_t, const WorkTile& tile) { return static_cast<double>(tile.target_count); },
+        [](std::size_t) {});
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (background_work_under_way() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(background_work_under_way());
+  EXPECT_FALSE(*planned);
 }
 
 // --device gpu never scores on the CPU: it waits for its devices; and an error of the set-up comes
