@@ -44,14 +44,15 @@ declare -A job=(
   [mem_10k_pipe]="mem -maxmatch -l 20 -b genome.hymi -"
   [mem_10k_gz]="mem -maxmatch -l 20 -b genome.hymi reads10k.fa.gz"
   [mem_1m_gz]="mem -mumreference -l 20 -b genome.hymi reads1m.fa.gz"
+  [mem_1m_pipe]="mem -mumreference -l 20 -b genome.hymi -"
   [map_10k_pipe]="map genome.hymi -"
   [map_10k_gz]="map genome.hymi reads10k.fa.gz"
   [map_1m_gz]="map genome.hymi reads1m.fa.gz"
 )
-declare -A piped=([search_20x2k_pipe]=$queries20 [search_20x200k_pipe]=$queries20 [mem_10k_pipe]=reads10k.fa
+declare -A piped=([search_20x2k_pipe]=$queries20 [search_20x200k_pipe]=$queries20 [mem_10k_pipe]=reads10k.fa [mem_1m_pipe]=reads1m.fa
   [map_10k_pipe]=reads10k.fa [map_200k_pipe]=reads200k.fa [map_1m_pipe]=reads1m.fa)
 order=(papara_gut500x1 papara_gut500x20 search_1x20k search_20x2k search_20x200k mem_10k mem_1m map_10k map_200k map_1m
-  map_300k_fastq search_20x2k_pipe search_20x200k_pipe mem_10k_pipe mem_10k_gz mem_1m_gz map_10k_pipe map_10k_gz
+  map_300k_fastq search_20x2k_pipe search_20x200k_pipe mem_10k_pipe mem_10k_gz mem_1m_pipe mem_1m_gz map_10k_pipe map_10k_gz
   map_200k_pipe map_1m_pipe map_1m_gz)
 wanted=(${JOBS:-${order[@]}})
 
@@ -76,7 +77,11 @@ printf '%-18s' job; for d in $devices; do printf ' %8s' "$d s"; done; printf ' %
 for name in "${wanted[@]}"; do
   declare -A best=()
   for round in $(seq "$rounds"); do
-    for d in $devices; do
+    # every other round in reverse order: a device run just after another may be slower (the
+    # cores' clocks), and so is not always the same one
+    order_now=$devices
+    [ $((round % 2)) = 0 ] && order_now=$(echo "$devices" | tr ' ' '\n' | tac | tr '\n' ' ')
+    for d in $order_now; do
       t0=$EPOCHREALTIME
       # shellcheck disable=SC2086  # the job's arguments are words
       cat "${piped[$name]:-/dev/null}" | "$build/hyalign" ${job[$name]} --device "$d" -o "out_${name}_$d" 2>"log_${name}_$d" ||

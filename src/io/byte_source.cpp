@@ -315,18 +315,41 @@ std::string_view ByteSource::next() {
 
 std::optional<double> ByteSource::fraction_read() const { return impl_->shared->file->fraction_read(); }
 
-std::optional<std::uint64_t> size_as_read(const std::string& path) {
-  // Only a regular file is opened here: a named pipe's writer would take this for its reader and
-  // lose what it wrote once it is closed. A path that cannot be read is its reader's to report.
+namespace {
+struct StoredSize {
+  std::uint64_t bytes = 0;
+  bool gzip = false;
+};
+// A regular file's size and whether it is gzip; none for anything else. Only a regular file is
+// opened here: a named pipe's writer would take this for its reader and lose what it wrote once it
+// is closed. A path that cannot be read is its reader's to report.
+std::optional<StoredSize> stored_size(const std::string& path) {
   struct stat st {};
   if ((path == "-" ? ::fstat(0, &st) : ::stat(path.c_str(), &st)) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   try {
     const std::unique_ptr<FileBytes> file = open_file(path);
-    if (!file->size() || file->starts_gzip()) return std::nullopt;
-    return file->size();
+    if (!file->size()) return std::nullopt;
+    return StoredSize{*file->size(), file->starts_gzip()};
   } catch (const InputError&) {
     return std::nullopt;
   }
+}
+}  // namespace
+
+std::optional<std::uint64_t> size_as_read(const std::string& path) {
+  const std::optional<StoredSize> stored = stored_size(path);
+  if (!stored || stored->gzip) return std::nullopt;
+  return stored->bytes;
+}
+
+std::uint64_t letters_at_least(const std::vector<std::string>& paths) {
+  std::uint64_t letters = 0;
+  for (const std::string& path : paths) {
+    if (path.empty()) continue;
+    const std::optional<StoredSize> stored = stored_size(path);
+    if (stored && stored->gzip) letters += stored->bytes;
+  }
+  return letters;
 }
 
 std::optional<std::uint64_t> size_as_read(const std::vector<std::string>& paths) {

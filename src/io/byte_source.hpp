@@ -48,5 +48,10 @@ class ByteSource {
 std::optional<std::uint64_t> size_as_read(const std::string& path);
 // The sum of size_as_read over `paths` (empty ones left out), where every one is known.
 std::optional<std::uint64_t> size_as_read(const std::vector<std::string>& paths);
+// About the fewest sequence letters that ByteSources of `paths` return, where size_as_read does not
+// know: the compressed bytes of the gzip files among them. Sequence text holds about as many letters
+// as its gzip has bytes or more (FASTQ with varied qualities about as many, DNA FASTA three times,
+// protein FASTA 1.6 times); pipes and plain files count none. A hint for planning, not a bound.
+std::uint64_t letters_at_least(const std::vector<std::string>& paths);
 
 }  // namespace hyalign

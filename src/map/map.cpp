@@ -545,12 +545,19 @@ void log_gpu_seconds(const MapGpus& gpus, double wall) {
 }
 
 // Why the reads are too few to try the GPUs on (map/gpu_trial.hpp), where their files' sizes bound
-// them (a letter takes a byte at least); none for a pipe or gzip, whose batches are counted as read.
+// them (a letter takes a byte at least). Else gzip files large enough by their compressed bytes
+// alone are not; the batches of the rest (pipes, smaller gzip files) are counted as they are read.
 std::optional<std::string> too_few_reads_for_gpus(const MapOptions& options) {
-  const std::optional<std::uint64_t> letters = size_as_read({options.reads1, options.reads2});
-  const std::optional<double> batches =
-      batches_at_most(letters, parts_per_batch(std::max(1u, options.threads)) * options.batch_bases, dist::size());
-  if (!batches) return std::nullopt;
+  const std::vector<std::string> paths{options.reads1, options.reads2};
+  const std::size_t batch_letters = parts_per_batch(std::max(1u, options.threads)) * options.batch_bases;
+  const std::optional<std::uint64_t> letters = size_as_read(paths);
+  const std::optional<double> batches = batches_at_most(letters, batch_letters, dist::size());
+  if (!batches) {
+    const double batches_at_least =
+        static_cast<double>(letters_at_least(paths)) / static_cast<double>(batch_letters) / dist::size();
+    if (batches_at_least >= kBatchesWorthATrial) return "";
+    return std::nullopt;
+  }
   if (*batches >= kBatchesWorthATrial) return "";
   return fmt::format("map: the reads hold {} letters at most, {:.1f} batches: too few to try the GPUs on, the CPU "
                      "maps them",

@@ -464,19 +464,22 @@ engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, 
 // the H100 machine's cores: docs/performance.md), less than CUDA's start takes.
 constexpr double kSmallJobLettersPerThread = 2e6;
 
-// The line of a job whose query `letters` the CPU's cores matched before CUDA would have started.
+// Why a job of `letters` query letters was left on the CPU.
 std::string matched_before_gpus_started(const std::string& letters) {
-  return engine::small_job_line(
-      fmt::format("{}: the CPU's cores matched them before the GPUs could have started, so they were not", letters));
+  return fmt::format("{}: the CPU's cores matched them before the GPUs could have started, so they were not", letters);
 }
 
 // Why the queries are too few for the GPUs, where their files' sizes bound them (a letter takes a
-// byte at least); none for a pipe or gzip, whose letters are counted as they are matched.
+// byte at least). Else gzip files large enough by their compressed bytes alone are not; the
+// letters of the rest (pipes, smaller gzip files) are counted as they are matched.
 std::optional<std::string> too_few_queries_for_gpus(const MemOptions& options) {
+  const double most = kSmallJobLettersPerThread * std::max(1u, options.threads) * dist::size();
   const std::optional<std::uint64_t> letters = size_as_read(options.queries);
-  if (!letters) return std::nullopt;
-  if (static_cast<double>(*letters) > kSmallJobLettersPerThread * std::max(1u, options.threads) * dist::size())
-    return "";
+  if (!letters) {
+    if (static_cast<double>(letters_at_least(options.queries)) > most) return "";
+    return std::nullopt;
+  }
+  if (static_cast<double>(*letters) > most) return "";
   return matched_before_gpus_started(fmt::format("{} query letters at most", *letters));
 }
 
@@ -518,7 +521,8 @@ void run_mem(const MemOptions& given) {
   if (!out) return;
   out->finish();
   if (!gpu_start.why_cpu.empty()) log_info("{}", gpu_start.why_cpu);
-  if (devices.held()) log_info("{}", matched_before_gpus_started(fmt::format("{} query letters", mine.letters)));
+  if (devices.held())
+    log_info("{}", engine::small_job_line(matched_before_gpus_started(fmt::format("{} query letters", mine.letters))));
   log_info("matched {} queries ({} letters): {} matches ({:.3f} s); peak memory {:.0f} MiB", totals.queries,
            totals.letters, dist::summed(shares)[0], clock.lap(), peak_memory_mib());
   engine::log_device_reports(matcher.reports());

@@ -157,6 +157,23 @@ TEST(ByteSource, SharesReadGrowToOneAndSizesAreKnownForPlainFilesOnly) {
   EXPECT_EQ(size_as_read(temp().path.string()), std::nullopt);           // a directory
 }
 
+// The fewest letters the files' sizes suggest: a gzip file's compressed bytes; plain files (whose
+// size is known), pipes, directories and missing files add none.
+TEST(ByteSource, LettersAtLeastCountGzipFilesByTheirCompressedBytes) {
+  const std::string gz = write_file("least.gz", gzip_member(some_text(200000, 9)));
+  const std::string plain = write_file("least.txt", some_text(100000, 10));
+  const auto compressed = static_cast<std::uint64_t>(std::filesystem::file_size(gz));
+  EXPECT_EQ(letters_at_least({gz}), compressed);
+  EXPECT_EQ(letters_at_least({gz, gz, ""}), 2 * compressed);
+  EXPECT_EQ(letters_at_least({plain, temp().file("no_such_file"), temp().path.string()}), 0u);
+  EXPECT_EQ(letters_at_least({plain, gz}), compressed);
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  EXPECT_EQ(letters_at_least({"/dev/fd/" + std::to_string(ends[0])}), 0u);
+  ::close(ends[0]);
+  ::close(ends[1]);
+}
+
 TEST(ByteSource, ThePartReadOfAPipeIsUnknown) {
   int ends[2];
   ASSERT_EQ(::pipe(ends), 0);
