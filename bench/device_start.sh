@@ -41,6 +41,9 @@ declare -A job=(
   [map_200k_pipe]="map genome.hymi -"
   [map_1m_pipe]="map genome.hymi -"
   [search_20x200k_pipe]="search -q - -d proteins200k.hdb"
+  [search_20x2k_db_pipe]="search -q $queries20 -d -"
+  [search_20x2k_db_gz]="search -q $queries20 -d proteins2k.fasta.gz"
+  [search_20x200k_db_gz]="search -q $queries20 -d proteins200k.fasta.gz"
   [mem_10k_pipe]="mem -maxmatch -l 20 -b genome.hymi -"
   [mem_10k_gz]="mem -maxmatch -l 20 -b genome.hymi reads10k.fa.gz"
   [mem_1m_gz]="mem -mumreference -l 20 -b genome.hymi reads1m.fa.gz"
@@ -49,10 +52,10 @@ declare -A job=(
   [map_10k_gz]="map genome.hymi reads10k.fa.gz"
   [map_1m_gz]="map genome.hymi reads1m.fa.gz"
 )
-declare -A piped=([search_20x2k_pipe]=$queries20 [search_20x200k_pipe]=$queries20 [mem_10k_pipe]=reads10k.fa [mem_1m_pipe]=reads1m.fa
+declare -A piped=([search_20x2k_pipe]=$queries20 [search_20x200k_pipe]=$queries20 [search_20x2k_db_pipe]=proteins2k.fasta [mem_10k_pipe]=reads10k.fa [mem_1m_pipe]=reads1m.fa
   [map_10k_pipe]=reads10k.fa [map_200k_pipe]=reads200k.fa [map_1m_pipe]=reads1m.fa)
 order=(papara_gut500x1 papara_gut500x20 search_1x20k search_20x2k search_20x200k mem_10k mem_1m map_10k map_200k map_1m
-  map_300k_fastq search_20x2k_pipe search_20x200k_pipe mem_10k_pipe mem_10k_gz mem_1m_pipe mem_1m_gz map_10k_pipe map_10k_gz
+  map_300k_fastq search_20x2k_pipe search_20x200k_pipe search_20x2k_db_pipe search_20x2k_db_gz search_20x200k_db_gz mem_10k_pipe mem_10k_gz mem_1m_pipe mem_1m_gz map_10k_pipe map_10k_gz
   map_200k_pipe map_1m_pipe map_1m_gz)
 wanted=(${JOBS:-${order[@]}})
 
@@ -68,7 +71,7 @@ for n in 1 20; do [ -s gut500x$n.fasta ] || replicate "$papara_data/gut500.fasta
 [ -s reads1m.fa ] || "$build/bench/hyalign_make_reads" genome.fa 1000000 150 0.01 1 >reads1m.fa
 [ -s reads10k.fa ] || head -n 20000 reads1m.fa >reads10k.fa
 [ -s reads200k.fa ] || head -n 400000 reads1m.fa >reads200k.fa
-for n in 10k 1m; do [ -s reads$n.fa.gz ] || gzip -1 -c reads$n.fa >reads$n.fa.gz; done
+for f in reads10k.fa reads1m.fa proteins2k.fasta proteins200k.fasta; do [ -s $f.gz ] || gzip -1 -c $f >$f.gz; done
 [ -s reads300k.fq ] || head -n 600000 reads1m.fa |
   awk '/^>/ { print "@" substr($0, 2); next } { q = $0; gsub(/./, "I", q); print; print "+"; print q }' >reads300k.fq
 echo "# $(date -u +%F) $(uname -n), $(nproc) cores; inputs ready in $(seconds "$start") s; best of $rounds rounds"

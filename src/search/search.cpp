@@ -169,12 +169,16 @@ class RankChunks {
 // ---- Step 3: score every chunk of the database; step 4: reduce into the top hits ----
 class ChunkScorer {
  public:
+  // `small_job_cells`: a held set-up (a database of unknown size) starts once the chunks scored
+  // hold more.
   ChunkScorer(engine::StartingDevices<kernels::SwKernel>& devices, const CodedSequences& queries, TopHits& top,
-              unsigned threads)
-      : devices_(devices), queries_(queries), top_(top), threads_(threads) {}
+              unsigned threads, double small_job_cells)
+      : devices_(devices), queries_(queries), top_(top), threads_(threads), small_job_cells_(small_job_cells) {}
 
   // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
   void score(const CodedSequences& chunk, std::size_t chunk_number) {
+    cells_ += static_cast<double>(queries_.residues.size()) * static_cast<double>(chunk.residues.size());
+    if (cells_ > small_job_cells_ && devices_.held()) devices_.start_gpus();
     const kernels::SwSequences targets = chunk.view();
     const std::size_t width = block_width(chunk.size());
     engine::TileQueue queue(chunk.size(), width, queries_.size(), 1, engine::TileOrder::target_blocks_outer);
@@ -197,6 +201,7 @@ class ChunkScorer {
   // Whether GPUs score from now on (the CPU then has time to read the next chunk meanwhile).
   bool gpus_score() { return devices_.gpus_work(); }
   const std::vector<engine::DeviceReport>& reports() const { return reports_; }
+  double cells() const { return cells_; }
 
  private:
   // Blocks of 32 vectors of targets, or fewer where a small chunk would give too few tiles to keep
@@ -242,6 +247,8 @@ class ChunkScorer {
   const CodedSequences& queries_;
   TopHits& top_;
   const unsigned threads_;
+  const double small_job_cells_;
+  double cells_ = 0;  // of the chunks scored so far
   std::vector<std::unique_ptr<kernels::SwScorer>> scorers_;
   std::vector<std::vector<int>> buffers_;
   std::vector<engine::DeviceReport> reports_;
@@ -417,18 +424,28 @@ void log_search(const CodedSequences& queries, const DatabaseShare& database, co
 // docs/performance.md), about what CUDA's start takes.
 constexpr double kSmallJobCellsPerThread = 4e9;
 
-// Why the job is too small for the GPUs: the CPU's cores score it before CUDA would have started,
-// where the database's size bounds its cells (plain files and makedb databases: a residue takes a
-// byte at least). A database of unknown size (gzip, a pipe) counts as large: it is seldom small,
-// and the GPUs start while its first chunk is read.
-std::string too_few_cells_for_gpus(const SearchOptions& o, std::size_t query_residues) {
-  const std::optional<std::uint64_t> database_bytes = size_as_read(o.database);
-  if (!database_bytes) return {};
-  const double cells = static_cast<double>(query_residues) * static_cast<double>(*database_bytes) / dist::size();
-  if (cells > kSmallJobCellsPerThread * std::max(1u, o.threads)) return {};
-  return fmt::format("search: {:.3g} cells at most: the CPU's cores scored them before the GPUs could have started, "
-                     "so they were not",
+// Why a job of `cells` was left on the CPU.
+std::string scored_before_gpus_started(const std::string& cells) {
+  return fmt::format("search: {}: the CPU's cores scored them before the GPUs could have started, so they were not",
                      cells);
+}
+
+// Why the job is too small for the GPUs, where the database's size bounds its cells (plain files
+// and makedb databases: a residue takes a byte at least). Else a gzip database large enough by its
+// compressed bytes alone is not; the cells of the rest (pipes, smaller gzip files) are counted as
+// its chunks are scored.
+std::optional<std::string> too_few_cells_for_gpus(const SearchOptions& o, std::size_t query_residues) {
+  const double most = kSmallJobCellsPerThread * std::max(1u, o.threads);
+  const auto cells = [&](std::uint64_t database_residues) {
+    return static_cast<double>(query_residues) * static_cast<double>(database_residues) / dist::size();
+  };
+  const std::optional<std::uint64_t> database_bytes = size_as_read(o.database);
+  if (!database_bytes) {
+    if (cells(letters_at_least({o.database})) > most) return "";
+    return std::nullopt;
+  }
+  if (cells(*database_bytes) > most) return "";
+  return scored_before_gpus_started(fmt::format("{:.3g} cells at most", cells(*database_bytes)));
 }
 
 }  // namespace
@@ -445,8 +462,8 @@ void run_search(const SearchOptions& given) {
   const Scoring scoring = prepare_scoring(o, o.type == SequenceType::automatic ? detect_type(records) : o.type);
   const CodedSequences all_queries = encode_queries(records, scoring.matrix, o.queries);
   // The queries read (from a pipe too) and the database's size decide whether CUDA starts.
-  const std::string why_cpu =
-      engine::plan_gpu_start(o.device, [&] { return too_few_cells_for_gpus(o, all_queries.residues.size()); }).why_cpu;
+  const engine::GpuStart gpu_start =
+      engine::plan_gpu_start(o.device, [&] { return too_few_cells_for_gpus(o, all_queries.residues.size()); });
   // MPI ranks take the queries in units of consecutive queries, in turn, and each searches the
   // whole database; or, with the database split, each scores every query against its own chunks.
   const dist::ItemUnits units(all_queries.size(), kQueriesPerUnit);
@@ -454,16 +471,18 @@ void run_search(const SearchOptions& given) {
   const CodedSequences& queries = o.split_database ? all_queries : units.share_of(all_queries, query_share);
   const auto source = open_sequences(o.database, scoring.matrix, o.chunk_residues, std::max(1u, o.threads));
   RankChunks rank_chunks(*source, o.split_database);
-  // The first chunk is read while the GPUs start (their contexts take a few tenths of a second).
+  // The first chunk is read while the GPUs start (their contexts take a few tenths of a second),
+  // unless they are held.
   CodedSequences chunk;
   std::future<bool> first_chunk = read_in_background([&] { return rank_chunks.next(chunk); });
 
   const unsigned threads = std::max(1u, o.threads);
-  engine::StartingDevices<kernels::SwKernel> devices(o.device, threads,
-                                                     kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel()),
-                                                     [&](auto cpu, const auto& cancelled) { return plan_search_devices(o, scoring, threads, std::move(cpu), cancelled); });
+  engine::StartingDevices<kernels::SwKernel> devices(
+      o.device, threads, kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel()),
+      [&](auto cpu, const auto& cancelled) { return plan_search_devices(o, scoring, threads, std::move(cpu), cancelled); },
+      gpu_start.held);
   TopHits top(queries.size(), o.top);
-  ChunkScorer scorer(devices, queries, top, threads);
+  ChunkScorer scorer(devices, queries, top, threads, kSmallJobCellsPerThread * threads);
   StepSeconds steps;
   steps.queries = seconds_since(start);
   DatabaseShare mine =
@@ -486,7 +505,9 @@ void run_search(const SearchOptions& given) {
   if (!out) return;
   out->commit();
   steps.writing = seconds_since(step_start);
-  if (!why_cpu.empty()) log_info("{}", why_cpu);
+  if (!gpu_start.why_cpu.empty()) log_info("{}", gpu_start.why_cpu);
+  if (devices.held())
+    log_info("{}", engine::small_job_line(scored_before_gpus_started(fmt::format("{:.3g} cells", scorer.cells()))));
   log_search(queries, database, scoring, scorer.reports(), steps, seconds_since(start));
   engine::log_device_reports(scorer.reports());
   if (o.split_database)
