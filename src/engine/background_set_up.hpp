@@ -2,8 +2,9 @@
 // A run's devices set up in the background while the run works on the CPU: first CUDA's start
 // (the enumeration), which touches nothing of the tool's, then the tool's plan (GPU kernels, an
 // index copied to each GPU), unless the run has ended by then. A held set-up (--device auto on a
-// job whose size is not known yet: engine::plan_gpu_start) begins only once start() is called. Used by StartingDevices (the tools
-// on the hybrid scheduler) and by map, which hands its workers GPU kernels between batches.
+// job whose size is not known yet: engine::plan_gpu_start) begins only once start() is called.
+// Used by StartingDevices (the tools on the hybrid scheduler) and by map, which hands its workers
+// GPU kernels between batches.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>

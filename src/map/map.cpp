@@ -102,7 +102,9 @@ class MapDevices {
   }
 
   // Lets held GPUs start.
-  void start_gpus() { if (set_up_) set_up_->start(); }
+  void start_gpus() {
+    if (set_up_) set_up_->start();
+  }
   // Whether the GPUs are held still.
   bool held() const { return set_up_ && !set_up_->started(); }
 

@@ -109,7 +109,8 @@ class DeviceMatcher {
   // The matches of every strand, in pieces sorted by first strand.
   std::vector<kernels::StrandMatches> match(const BatchStrands& strands, std::size_t queries) {
     const kernels::StrandSet set = strands.view();
-    if (!set.starts.empty()) letters_ += static_cast<double>(set.starts.back() - set.starts.front()) / strands.per_query;
+    if (!set.starts.empty())
+      letters_ += static_cast<double>(set.starts.back() - set.starts.front()) / strands.per_query;
     if (letters_ > small_job_letters_ && devices_.held()) devices_.start_gpus();
     engine::TileQueue queue(1, 1, queries, kQueriesPerTile);
     std::vector<kernels::StrandMatches> found;
