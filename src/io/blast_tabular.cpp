@@ -60,7 +60,7 @@ TabularFormat TabularFormat::parse(std::string_view outfmt) {
 
 std::string TabularFormat::supported_columns() {
   std::string s;
-  for (const auto& c : kColumnNames) s += (s.empty() ? "" : " ") + std::string(c.first);
+  for (const auto& c : kColumnNames) s.append(s.empty() ? "" : " ").append(c.first);
   return s;
 }
 

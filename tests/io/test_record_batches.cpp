@@ -37,7 +37,10 @@ std::string random_fasta(std::mt19937& rng, std::size_t records) {
     for (std::size_t i = 0; i < length; ++i) letters += "ACGTNacgtRY"[rng() % 11];
     for (std::size_t at = 0; at < length; at += wrap ? width : length) {
       std::string line = letters.substr(at, wrap ? width : length);
-      if (coin(rng) == 0) line.insert(line.size() / 2, coin(rng) < 5 ? " " : "\t");
+      if (coin(rng) == 0) {
+        const char blank = coin(rng) < 5 ? ' ' : '\t';
+        line.insert(line.begin() + static_cast<std::ptrdiff_t>(line.size() / 2), blank);
+      }
       text += line + eol;
     }
     if (coin(rng) == 0) text += eol;

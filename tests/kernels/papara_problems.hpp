@@ -12,6 +12,10 @@
 
 namespace hyalign::kernels::testing {
 
+// "q0", "q1", ...: appended, not "q" + std::to_string(q), which GCC 12 at -O3 warns of wrongly
+// (-Wstringop-overflow inside std::string::insert).
+inline std::string query_name(std::size_t q) { return std::string("q").append(std::to_string(q)); }
+
 struct RandomProblem {
   const Alphabet* alphabet;
   std::size_t branches, columns;
@@ -54,7 +58,7 @@ inline RandomProblem make_problem(std::mt19937& rng, const Alphabet& alphabet, s
     // Mostly plain residues, some ambiguity codes (the later entries of residue_sets()).
     const std::size_t plain = alphabet.kind() == AlphabetKind::dna ? 4 : 20;
     for (auto& r : residues) r = rng() % 8 ? sets[rng() % plain] : sets[rng() % sets.size()];
-    p.queries.add("q" + std::to_string(q), residues);
+    p.queries.add(query_name(q), residues);
   }
   switch (rng() % 4) {
     case 0: p.scoring = {-5, -2, 3, -1}; break;

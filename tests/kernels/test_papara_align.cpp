@@ -16,6 +16,7 @@
 using namespace hyalign;
 using namespace hyalign::engine;
 using namespace hyalign::kernels;
+using hyalign::kernels::testing::query_name;
 using hyalign::kernels::testing::random_branches;
 
 namespace {
@@ -66,7 +67,7 @@ AlignProblem make_problem(std::mt19937& rng, const Alphabet& alphabet, std::size
         residues.push_back(rng() % 8 ? sets[rng() % plain] : sets[rng() % sets.size()]);
       }
     }
-    p.queries.add("q" + std::to_string(q), residues);
+    p.queries.add(query_name(q), residues);
   }
   p.scoring = kScorings[rng() % std::size(kScorings)];
   return p;

@@ -47,7 +47,7 @@ std::string ncbi_text(const ScoreMatrix& m) {
   text += "\n";
   for (int a = 0; a < m.size(); ++a) {
     text += m.letters()[a];
-    for (int b = 0; b < m.size(); ++b) text += " " + std::to_string(m.score(a, b));
+    for (int b = 0; b < m.size(); ++b) text.append(" ").append(std::to_string(m.score(a, b)));
     text += "\n";
   }
   return text;
