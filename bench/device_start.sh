@@ -43,6 +43,7 @@ declare -A job=(
   [search_20x200k_pipe]="search -q - -d proteins200k.hdb"
   [search_20x2k_db_pipe]="search -q $queries20 -d -"
   [search_20x2k_db_gz]="search -q $queries20 -d proteins2k.fasta.gz"
+  [search_20x200k_db_pipe]="search -q $queries20 -d -"
   [search_20x200k_db_gz]="search -q $queries20 -d proteins200k.fasta.gz"
   [mem_10k_pipe]="mem -maxmatch -l 20 -b genome.hymi -"
   [mem_10k_gz]="mem -maxmatch -l 20 -b genome.hymi reads10k.fa.gz"
@@ -52,10 +53,10 @@ declare -A job=(
   [map_10k_gz]="map genome.hymi reads10k.fa.gz"
   [map_1m_gz]="map genome.hymi reads1m.fa.gz"
 )
-declare -A piped=([search_20x2k_pipe]=$queries20 [search_20x200k_pipe]=$queries20 [search_20x2k_db_pipe]=proteins2k.fasta [mem_10k_pipe]=reads10k.fa [mem_1m_pipe]=reads1m.fa
+declare -A piped=([search_20x2k_pipe]=$queries20 [search_20x200k_pipe]=$queries20 [search_20x2k_db_pipe]=proteins2k.fasta [search_20x200k_db_pipe]=proteins200k.fasta [mem_10k_pipe]=reads10k.fa [mem_1m_pipe]=reads1m.fa
   [map_10k_pipe]=reads10k.fa [map_200k_pipe]=reads200k.fa [map_1m_pipe]=reads1m.fa)
 order=(papara_gut500x1 papara_gut500x20 search_1x20k search_20x2k search_20x200k mem_10k mem_1m map_10k map_200k map_1m
-  map_300k_fastq search_20x2k_pipe search_20x200k_pipe search_20x2k_db_pipe search_20x2k_db_gz search_20x200k_db_gz mem_10k_pipe mem_10k_gz mem_1m_pipe mem_1m_gz map_10k_pipe map_10k_gz
+  map_300k_fastq search_20x2k_pipe search_20x200k_pipe search_20x2k_db_pipe search_20x2k_db_gz search_20x200k_db_pipe search_20x200k_db_gz mem_10k_pipe mem_10k_gz mem_1m_pipe mem_1m_gz map_10k_pipe map_10k_gz
   map_200k_pipe map_1m_pipe map_1m_gz)
 wanted=(${JOBS:-${order[@]}})
 
