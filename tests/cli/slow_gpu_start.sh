@@ -70,30 +70,28 @@ small_job papara papara -t "$papara/ref.unrooted.nwk" -s "$papara/ref.phy" -q re
 small_job map map genome.hymi mem_reads.fa
 # search, mem and map with auto do not start CUDA for jobs too small for the GPUs: jobs that their
 # files' sizes show are small, and small jobs whose size shows only as they are read (a pipe, gzip).
-# name LABEL INPUT TOOL-ARGUMENTS: INPUT through a pipe on standard input, read as "-", and gzipped;
-# the outputs are compared with small_job NAME's on the CPU, and the checks named NAME LABEL.
+# name INPUT TOOL-ARGUMENTS: INPUT through a pipe on standard input, read as "-", and gzipped
 size_unknown_job() {
-  local ref=$1 name=$2 input=$3 start
-  shift 3
-  grep -q -- '--device all or gpu uses' "$ref.auto.log" && [ ! -e "$ref.auto.driver_called" ] &&
+  local name=$1 input=$2 start
+  shift 2
+  grep -q -- '--device all or gpu uses' "$name.auto.log" && [ ! -e "$name.auto.driver_called" ] &&
     ok "${name}_auto_small_files_start_no_gpus" || fail "${name}_auto_small_files_start_no_gpus"
   start=$EPOCHREALTIME
   cat "$input" | slow "$hyalign" "$@" - --device auto -o "$name.pipe" 2>"$name.pipe.log" || fail "${name}_auto_pipe_exit"
   quick "$start" && ok "${name}_auto_pipe_does_not_wait" || fail "${name}_auto_pipe_does_not_wait ($(seconds "$start") s)"
   grep -q -- '--device all or gpu uses' "$name.pipe.log" && [ ! -e driver_called ] &&
     ok "${name}_auto_small_pipe_starts_no_gpus" || fail "${name}_auto_small_pipe_starts_no_gpus"
-  cmp -s <(grep -v '^@PG' "$ref.cpu") <(grep -v '^@PG' "$name.pipe") && ok "${name}_auto_pipe_output" ||
+  cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.pipe") && ok "${name}_auto_pipe_output" ||
     fail "${name}_auto_pipe_output"
   gzip -c "$input" >"$input.gz"
   slow "$hyalign" "$@" "$input.gz" --device auto -o "$name.gz" 2>"$name.gz.log" || fail "${name}_auto_gzip_exit"
   [ ! -e driver_called ] && ok "${name}_auto_small_gzip_starts_no_gpus" || fail "${name}_auto_small_gzip_starts_no_gpus"
-  cmp -s <(grep -v '^@PG' "$ref.cpu") <(grep -v '^@PG' "$name.gz") && ok "${name}_auto_gzip_output" ||
+  cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.gz") && ok "${name}_auto_gzip_output" ||
     fail "${name}_auto_gzip_output"
 }
-size_unknown_job search search query.fa search -d db.fa -q
-size_unknown_job search search_database db.fa search -q query.fa -d
-size_unknown_job mem mem mem_reads.fa mem -maxmatch -l 20 genome.hymi
-size_unknown_job map map mem_reads.fa map genome.hymi
+size_unknown_job search query.fa search -d db.fa -q
+size_unknown_job mem mem_reads.fa mem -maxmatch -l 20 genome.hymi
+size_unknown_job map mem_reads.fa map genome.hymi
 
 # Enough work read from a pipe starts CUDA in the background, and the job does not wait for it:
 # mem past 2 M query letters a thread, map from its sixth batch (-K 2000: a batch of 2,000 letters).
@@ -112,6 +110,14 @@ large_pipe_job mem_pipe_past_bound \
   bash -c 'cat mem_many.fa | "$0" mem -l 20 -t 1 --device auto genome.hymi - -o mem_many.out 2>/dev/null' "$hyalign"
 large_pipe_job map_pipe_past_bound \
   bash -c 'cat mem_reads.fa | "$0" map -K 2000 -t 1 --device auto genome.hymi - -o map_many.sam 2>/dev/null' "$hyalign"
+# A search database from a pipe counts as large (databases seldom are small, and CUDA starts while
+# the first chunk is read); a small gzip one holds the GPUs, and its job never starts them.
+large_pipe_job search_database_pipe \
+  bash -c 'cat db.fa | "$0" search -q query.fa -d - --device auto -o search_db.pipe 2>/dev/null' "$hyalign"
+gzip -c db.fa >db.fa.gz
+slow "$hyalign" search -q query.fa -d db.fa.gz --device auto -o search_db.gz 2>search_db.gz.log &&
+  [ ! -e driver_called ] && grep -q -- '--device all or gpu uses' search_db.gz.log && cmp -s search.cpu search_db.gz &&
+  ok search_database_small_gzip_starts_no_gpus || fail search_database_small_gzip_starts_no_gpus
 
 # --device gpu waits for the start, then fails with the usual error and writes nothing.
 gpu_job() {
