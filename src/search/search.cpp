@@ -169,8 +169,8 @@ class RankChunks {
 // ---- Step 3: score every chunk of the database; step 4: reduce into the top hits ----
 class ChunkScorer {
  public:
-  // `small_job_cells`: a held set-up (a database of unknown size) starts once the chunks scored
-  // hold more.
+  // `small_job_cells`: a held set-up (a small gzip database) starts once the chunks scored hold
+  // more.
   ChunkScorer(engine::StartingDevices<kernels::SwKernel>& devices, const CodedSequences& queries, TopHits& top,
               unsigned threads, double small_job_cells)
       : devices_(devices), queries_(queries), top_(top), threads_(threads), small_job_cells_(small_job_cells) {}
