@@ -48,6 +48,8 @@ struct GpuStart {
   // The job's size is not known: its GPUs start only once the work read shows it is large enough
   // (BackgroundSetUp's `held`).
   bool held = false;
+  // StartingDevices's `hold_until`: `bound` (the tool's small-job work) where held, else none.
+  std::optional<double> hold_until(double bound) const { return held ? std::optional<double>(bound) : std::nullopt; }
 };
 
 // --device auto leaves the GPUs out of a job too small for them, without starting CUDA: a job that

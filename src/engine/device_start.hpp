@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -27,21 +28,28 @@ class StartingDevices {
   // `cancelled`.
   using Plan = std::function<Devices<Kernel>(std::shared_ptr<Kernel> cpu, const std::function<bool()>& cancelled)>;
 
-  // `cpu` is the CPU kernel of the early workers (workers_while_devices_start) and of the devices;
-  // `held`: the set-up waits for start_gpus() (engine::plan_gpu_start).
-  StartingDevices(DeviceChoice choice, unsigned threads, std::shared_ptr<Kernel> cpu, Plan plan, bool held = false)
+  // `cpu` is the CPU kernel of the early workers (workers_while_devices_start) and of the devices.
+  // `hold_until`, for a held set-up (engine::plan_gpu_start): the work, in the tool's unit, past
+  // which the set-up begins (count_work).
+  StartingDevices(DeviceChoice choice, unsigned threads, std::shared_ptr<Kernel> cpu, Plan plan,
+                  std::optional<double> hold_until = std::nullopt)
       : cpu_(std::move(cpu)), threads_(std::max(1u, threads)),
-        early_(choice == DeviceChoice::automatic || choice == DeviceChoice::all),
+        early_(choice == DeviceChoice::automatic || choice == DeviceChoice::all), hold_until_(hold_until),
         // The set-up holds the CPU kernel only once the plan has begun, which the run waits for.
         set_up_(
             choice,
             [plan = std::move(plan), cpu = std::weak_ptr<Kernel>(cpu_)](const auto& cancelled) {
               return plan(cpu.lock(), cancelled);
             },
-            held) {}
+            hold_until.has_value()) {}
 
-  // Lets a held set-up begin: the job has shown it is large enough for the GPUs.
-  void start_gpus() { set_up_.start(); }
+  // Counts work the job has read (cells, letters: the unit of `hold_until`); a held set-up begins
+  // once the work counted passes `hold_until`: the job has shown it is large enough for the GPUs.
+  void count_work(double work) {
+    work_ += work;
+    if (hold_until_ && work_ > *hold_until_) set_up_.start();
+  }
+  double work_counted() const { return work_; }
   // Whether the set-up is held still.
   bool held() const { return !set_up_.started(); }
   // The CPU kernel of the early workers (tiles are as wide as its vectors).
@@ -96,6 +104,8 @@ class StartingDevices {
   std::shared_ptr<Kernel> cpu_;
   const unsigned threads_;
   const bool early_;
+  const std::optional<double> hold_until_;
+  double work_ = 0;
   BackgroundSetUp<Devices<Kernel>> set_up_;
 };
 

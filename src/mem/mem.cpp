@@ -99,9 +99,7 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, boo
 // up over the batches.
 class DeviceMatcher {
  public:
-  // `small_job_letters`: a held set-up (queries of unknown size) starts once the batches matched hold more.
-  DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices, double small_job_letters)
-      : devices_(devices), small_job_letters_(small_job_letters) {}
+  explicit DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices) : devices_(devices) {}
 
   // Whether GPUs match from now on: false while the CPU matches as they are set up.
   bool gpus_match() { return devices_.gpus_work(); }
@@ -109,9 +107,8 @@ class DeviceMatcher {
   // The matches of every strand, in pieces sorted by first strand.
   std::vector<kernels::StrandMatches> match(const BatchStrands& strands, std::size_t queries) {
     const kernels::StrandSet set = strands.view();
-    if (!set.starts.empty())
-      letters_ += static_cast<double>(set.starts.back() - set.starts.front()) / strands.per_query;
-    if (letters_ > small_job_letters_ && devices_.held()) devices_.start_gpus();
+    if (!set.starts.empty())  // the query letters, which start held GPUs once past their bound
+      devices_.count_work(static_cast<double>(set.starts.back() - set.starts.front()) / strands.per_query);
     engine::TileQueue queue(1, 1, queries, kQueriesPerTile);
     std::vector<kernels::StrandMatches> found;
     std::mutex found_mutex;
@@ -153,8 +150,6 @@ class DeviceMatcher {
 
   static constexpr std::size_t kQueriesPerTile = 128;
   engine::StartingDevices<kernels::MemKernel>& devices_;
-  const double small_job_letters_;
-  double letters_ = 0;  // of the queries matched so far
   std::vector<engine::DeviceReport> reports_;
   std::mutex spare_mutex_;
   std::vector<kernels::StrandMatches> spare_;
@@ -502,8 +497,8 @@ void run_mem(const MemOptions& given) {
   engine::StartingDevices<kernels::MemKernel> devices(
       options.device, options.threads, kernels::make_mem_cpu_kernel(index, options.params),
       [&](auto cpu, const auto& cancelled) { return plan_mem_devices(options, index, std::move(cpu), cancelled); },
-      gpu_start.held);
-  DeviceMatcher matcher(devices, kSmallJobLettersPerThread * std::max(1u, options.threads));
+      gpu_start.hold_until(kSmallJobLettersPerThread * std::max(1u, options.threads)));
+  DeviceMatcher matcher(devices);
   const SectionWriter writer(index.reference(),
                              {options.reference_names || index.reference().sequences() > 1,
                               index.reference().longest_name(), options.show_lengths, options.show_substrings,

@@ -169,16 +169,14 @@ class RankChunks {
 // ---- Step 3: score every chunk of the database; step 4: reduce into the top hits ----
 class ChunkScorer {
  public:
-  // `small_job_cells`: a held set-up (a small gzip database) starts once the chunks scored hold
-  // more.
   ChunkScorer(engine::StartingDevices<kernels::SwKernel>& devices, const CodedSequences& queries, TopHits& top,
-              unsigned threads, double small_job_cells)
-      : devices_(devices), queries_(queries), top_(top), threads_(threads), small_job_cells_(small_job_cells) {}
+              unsigned threads)
+      : devices_(devices), queries_(queries), top_(top), threads_(threads) {}
 
   // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
   void score(const CodedSequences& chunk, std::size_t chunk_number) {
-    cells_ += static_cast<double>(queries_.residues.size()) * static_cast<double>(chunk.residues.size());
-    if (cells_ > small_job_cells_ && devices_.held()) devices_.start_gpus();
+    // The chunk's cells, which start held GPUs (a small gzip database) once past their bound.
+    devices_.count_work(static_cast<double>(queries_.residues.size()) * static_cast<double>(chunk.residues.size()));
     const kernels::SwSequences targets = chunk.view();
     const std::size_t width = block_width(chunk.size());
     engine::TileQueue queue(chunk.size(), width, queries_.size(), 1, engine::TileOrder::target_blocks_outer);
@@ -201,7 +199,6 @@ class ChunkScorer {
   // Whether GPUs score from now on (the CPU then has time to read the next chunk meanwhile).
   bool gpus_score() { return devices_.gpus_work(); }
   const std::vector<engine::DeviceReport>& reports() const { return reports_; }
-  double cells() const { return cells_; }
 
  private:
   // Blocks of 32 vectors of targets, or fewer where a small chunk would give too few tiles to keep
@@ -247,8 +244,6 @@ class ChunkScorer {
   const CodedSequences& queries_;
   TopHits& top_;
   const unsigned threads_;
-  const double small_job_cells_;
-  double cells_ = 0;  // of the chunks scored so far
   std::vector<std::unique_ptr<kernels::SwScorer>> scorers_;
   std::vector<std::vector<int>> buffers_;
   std::vector<engine::DeviceReport> reports_;
@@ -483,9 +478,9 @@ void run_search(const SearchOptions& given) {
   engine::StartingDevices<kernels::SwKernel> devices(
       o.device, threads, kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel()),
       [&](auto cpu, const auto& cancelled) { return plan_search_devices(o, scoring, threads, std::move(cpu), cancelled); },
-      gpu_start.held);
+      gpu_start.hold_until(kSmallJobCellsPerThread * threads));
   TopHits top(queries.size(), o.top);
-  ChunkScorer scorer(devices, queries, top, threads, kSmallJobCellsPerThread * threads);
+  ChunkScorer scorer(devices, queries, top, threads);
   StepSeconds steps;
   steps.queries = seconds_since(start);
   DatabaseShare mine =
@@ -509,8 +504,10 @@ void run_search(const SearchOptions& given) {
   out->commit();
   steps.writing = seconds_since(step_start);
   if (!gpu_start.why_cpu.empty()) log_info("{}", gpu_start.why_cpu);
-  if (devices.held())
-    log_info("{}", engine::small_job_line(scored_before_gpus_started(fmt::format("{:.3g} cells", scorer.cells()))));
+  if (devices.held()) {
+    const std::string cells = fmt::format("{:.3g} cells", devices.work_counted());
+    log_info("{}", engine::small_job_line(scored_before_gpus_started(cells)));
+  }
   log_search(queries, database, scoring, scorer.reports(), steps, seconds_since(start));
   engine::log_device_reports(scorer.reports());
   if (o.split_database)

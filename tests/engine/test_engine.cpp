@@ -402,8 +402,9 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
   EXPECT_TRUE(numbered_apart);
 }
 
-// A held set-up (auto on a job of unknown size) plans nothing until start_gpus(): the CPU works
-// with every thread meanwhile, numbered as early workers. Once started, the devices take over.
+// A held set-up (auto on a job of unknown size) plans nothing until the work counted passes its
+// bound: the CPU works with every thread meanwhile, numbered as early workers. Once started, the
+// devices take over.
 TEST(StartingDevices, AHeldSetUpWaitsForItsStartWithEveryThreadOnTheCpu) {
   std::atomic<bool> planned{false};
   StartingDevices<NamedKernel> devices(
@@ -412,7 +413,7 @@ TEST(StartingDevices, AHeldSetUpWaitsForItsStartWithEveryThreadOnTheCpu) {
         planned = true;
         return one_gpu();
       },
-      true);
+      1000.0);
   std::vector<std::size_t> sizes;
   std::mutex mutex;
   std::set<std::size_t> cpu_workers;
@@ -437,7 +438,9 @@ TEST(StartingDevices, AHeldSetUpWaitsForItsStartWithEveryThreadOnTheCpu) {
   EXPECT_EQ(cpu_workers, (std::set<std::size_t>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(sizes, (std::vector<std::size_t>(3, 6)));
 
-  devices.start_gpus();
+  devices.count_work(1000);  // at the bound: held still
+  EXPECT_TRUE(devices.held());
+  devices.count_work(1);
   EXPECT_FALSE(devices.held());
   while (!devices.ready()) std::this_thread::yield();  // the plan runs once started
   EXPECT_TRUE(planned);
@@ -458,7 +461,7 @@ TEST(StartingDevices, ARunThatEndsHeldNeverPlans) {
           *planned = true;
           return one_gpu();
         },
-        true);
+        1000.0);
     TileQueue queue(20, 1, 1, 1);
     devices.run(
         queue, nullptr, [](NamedKernel&, std::size_t, const WorkTile& tile) { return static_cast<double>(tile.target_count); },
