@@ -50,6 +50,13 @@ class StartingDevices {
     if (hold_until_ && work_ > *hold_until_) set_up_.start();
   }
   double work_counted() const { return work_; }
+  // The work still to count before a held set-up begins; none once it has begun or where it is not
+  // held. A tool whose batch sizes are its own cuts its first batch there, so that a large job's
+  // GPUs start as soon as that batch is read rather than after a whole batch of the usual size.
+  std::optional<double> work_before_start() const {
+    if (!hold_until_ || !held()) return std::nullopt;
+    return std::max(0.0, *hold_until_ - work_);
+  }
   // Whether the set-up is held still.
   bool held() const { return !set_up_.started(); }
   // The CPU kernel of the early workers (tiles are as wide as its vectors).

@@ -1,6 +1,7 @@
 #include "io/coded_sequences.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/log.hpp"
 #include "io/database.hpp"
@@ -18,8 +19,10 @@ std::size_t residue_count(std::string_view letters) {
 
 class FastaSource final : public SequenceSource {
  public:
-  FastaSource(const std::string& path, const ScoreMatrix& matrix, std::size_t max_residues)
-      : reader_(path), matrix_(matrix), max_residues_(std::max<std::size_t>(1, max_residues)) {}
+  FastaSource(const std::string& path, const ScoreMatrix& matrix, std::size_t max_residues,
+              std::size_t first_chunk_at_least)
+      : reader_(path), matrix_(matrix), max_residues_(std::max<std::size_t>(1, max_residues)),
+        first_chunk_at_least_(first_chunk_at_least) {}
   bool next_chunk(CodedSequences& chunk) override {
     chunk.clear();
     return next_records([&] {
@@ -35,10 +38,12 @@ class FastaSource final : public SequenceSource {
 
  private:
   // Hands the records of the next chunk to take(), which returns the residues it counted; the
-  // chunk ends before the record that would take it past max_residues_, so kept and skipped
-  // chunks end alike. False when no record was left.
+  // chunk ends before the record that would take it past max_residues_ (the first one also with
+  // the record that takes it to first_chunk_at_least_), so kept and skipped chunks end alike.
+  // False when no record was left.
   template <class Take>
   bool next_records(Take take) {
+    const std::size_t at_least = std::exchange(first_chunk_at_least_, 0);
     std::size_t records = 0, residues = 0;
     const auto take_record = [&] {
       residues += take();
@@ -52,6 +57,7 @@ class FastaSource final : public SequenceSource {
         return true;
       }
       take_record();
+      if (at_least > 0 && residues >= at_least) return true;
     }
     return records > 0;
   }
@@ -59,6 +65,7 @@ class FastaSource final : public SequenceSource {
   SequenceReader reader_;
   const ScoreMatrix& matrix_;
   std::size_t max_residues_;
+  std::size_t first_chunk_at_least_;  // 0 once the first chunk is read
   SequenceRecord record_;
   bool pending_ = false;
   std::size_t next_id_ = 0;
@@ -96,9 +103,10 @@ void warn_unknown_letters(const UnknownLetters& unknown, const ScoreMatrix& matr
 }
 
 std::unique_ptr<SequenceSource> open_sequences(const std::string& path, const ScoreMatrix& matrix,
-                                               std::size_t max_residues, unsigned threads) {
+                                               std::size_t max_residues, unsigned threads,
+                                               std::size_t first_chunk_at_least) {
   if (path != "-" && is_database(path)) return open_database(path, matrix, threads);
-  return std::make_unique<FastaSource>(path, matrix, max_residues);
+  return std::make_unique<FastaSource>(path, matrix, max_residues, first_chunk_at_least);
 }
 
 }  // namespace hyalign

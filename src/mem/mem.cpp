@@ -103,6 +103,8 @@ class DeviceMatcher {
 
   // Whether GPUs match from now on: false while the CPU matches as they are set up.
   bool gpus_match() { return devices_.gpus_work(); }
+  // Query letters still to match before held GPUs start; none unless they are held.
+  std::optional<double> letters_before_gpus_start() const { return devices_.work_before_start(); }
 
   // The matches of every strand, in pieces sorted by first strand.
   std::vector<kernels::StrandMatches> match(const BatchStrands& strands, std::size_t queries) {
@@ -317,6 +319,13 @@ class BatchSizer {
       : fixed_(given > 0 || dist::size() > 1),
         letters_(given > 0 ? given : dist::size() > 1 ? kJobLetters : kMostLetters) {}
   std::size_t letters() const { return letters_; }
+  // The letters of a file's first batch. Held GPUs start once `letters_left` more letters are
+  // matched: a size of its own cuts the batch just past them, so that a large job read from a pipe
+  // starts them without reading a whole batch of the usual size first, and a small one fits in it.
+  std::size_t first_letters(std::optional<double> letters_left) const {
+    if (fixed_ || !letters_left) return letters_;
+    return std::min(letters_, static_cast<std::size_t>(*letters_left) + 1);
+  }
   void saw(std::size_t batch_letters, std::size_t output_bytes) {
     if (fixed_ || batch_letters == 0 || output_bytes == 0) return;
     const double per_letter = static_cast<double>(output_bytes) / static_cast<double>(batch_letters);
@@ -379,7 +388,8 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
   double read = 0, match = 0, format = 0, write = 0;
   Stopwatch clock;
   BatchStrands next_strands;
-  bool more = reader.next(flight[0].records, sizer.letters(), flight[0].unit), pending = false;
+  bool more = reader.next(flight[0].records, sizer.first_letters(matcher.letters_before_gpus_start()), flight[0].unit),
+       pending = false;
   if (more) make_strands(flight[0].records, options.strands, options.threads, false, flight[0].strands);
   read += clock.lap();
   for (int now = 0; more || pending; now ^= 1) {

@@ -104,7 +104,7 @@ void run_papara(const PaparaOptions& options) {
   if (dist::writes_output()) outputs.emplace(options);
   dist::check_same_inputs({options.inputs.tree, options.inputs.alignment, options.inputs.queries.value_or("")});
   Stopwatch clock;
-  const auto gpus_found = engine::start_gpu_enumeration(options.device);
+  engine::start_gpu_enumeration(options.device);  // CUDA starts while the inputs are read
   const PaparaInputs inputs =
       load_inputs(options.inputs, alphabet, options.gap_model == GapModel::probabilistic);
   log_info("read {} reference rows × {} columns (after masking), {} tree branches, {} queries ({:.2f} s)",

@@ -426,11 +426,9 @@ std::string scored_before_gpus_started(const std::string& cells) {
 }
 
 // Why the job is too small for the GPUs, where the database's size bounds its cells (plain files
-// and makedb databases: a residue takes a byte at least). Else a gzip database small by its
-// compressed bytes holds the GPUs until its chunks scored pass the bound. A database read through
-// a pipe, which gives no hint, counts as large: databases seldom are small, and the GPUs start
-// while its first chunk (up to 256 MiB) is read; held, they started after it (20 queries × 200 k
-// proteins piped on an H100: 1.44 s against 1.17 on the GPU alone, docs/performance.md).
+// and makedb databases: a residue takes a byte at least). Else a gzip database large by its
+// compressed bytes alone is not; the GPUs of the rest (pipes, smaller gzip files) are held until
+// the chunks read pass the bound, the first chunk cut just past it (first_chunk_at_least).
 std::optional<std::string> too_few_cells_for_gpus(const SearchOptions& o, std::size_t query_residues) {
   const double most = kSmallJobCellsPerThread * std::max(1u, o.threads);
   const auto cells = [&](std::uint64_t database_residues) {
@@ -438,12 +436,19 @@ std::optional<std::string> too_few_cells_for_gpus(const SearchOptions& o, std::s
   };
   const std::optional<std::uint64_t> database_bytes = size_as_read(o.database);
   if (!database_bytes) {
-    const std::uint64_t gzip_bytes = letters_at_least({o.database});  // none for a pipe
-    if (gzip_bytes == 0 || cells(gzip_bytes) > most) return "";
+    if (cells(letters_at_least({o.database})) > most) return "";
     return std::nullopt;
   }
   if (cells(*database_bytes) > most) return "";
   return scored_before_gpus_started(fmt::format("{:.3g} cells at most", cells(*database_bytes)));
+}
+
+// The residues of a first chunk whose cells start held GPUs (count_work): a large database read
+// through a pipe starts them once that much is read rather than after a whole chunk (256 MiB), and
+// a small one is that chunk. 0: no cut (the GPUs are not held).
+std::size_t first_chunk_at_least(const engine::GpuStart& start, double hold_cells, std::size_t query_residues) {
+  if (!start.held || query_residues == 0) return 0;
+  return static_cast<std::size_t>(hold_cells / static_cast<double>(query_residues)) + 1;
 }
 
 }  // namespace
@@ -467,18 +472,20 @@ void run_search(const SearchOptions& given) {
   const dist::ItemUnits units(all_queries.size(), kQueriesPerUnit);
   CodedSequences query_share;
   const CodedSequences& queries = o.split_database ? all_queries : units.share_of(all_queries, query_share);
-  const auto source = open_sequences(o.database, scoring.matrix, o.chunk_residues, std::max(1u, o.threads));
+  const unsigned threads = std::max(1u, o.threads);
+  const double hold_cells = kSmallJobCellsPerThread * threads;
+  const auto source = open_sequences(o.database, scoring.matrix, o.chunk_residues, threads,
+                                     first_chunk_at_least(gpu_start, hold_cells, queries.residues.size()));
   RankChunks rank_chunks(*source, o.split_database);
   // The first chunk is read while the GPUs start (their contexts take a few tenths of a second),
   // unless they are held.
   CodedSequences chunk;
   std::future<bool> first_chunk = read_in_background([&] { return rank_chunks.next(chunk); });
 
-  const unsigned threads = std::max(1u, o.threads);
   engine::StartingDevices<kernels::SwKernel> devices(
       o.device, threads, kernels::make_sw_cpu_kernel(o.kernel, scoring.kernel()),
       [&](auto cpu, const auto& cancelled) { return plan_search_devices(o, scoring, threads, std::move(cpu), cancelled); },
-      gpu_start.hold_until(kSmallJobCellsPerThread * threads));
+      gpu_start.hold_until(hold_cells));
   TopHits top(queries.size(), o.top);
   ChunkScorer scorer(devices, queries, top, threads);
   StepSeconds steps;

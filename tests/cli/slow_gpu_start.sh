@@ -110,14 +110,23 @@ large_pipe_job mem_pipe_past_bound \
   bash -c 'cat mem_many.fa | "$0" mem -l 20 -t 1 --device auto genome.hymi - -o mem_many.out 2>/dev/null' "$hyalign"
 large_pipe_job map_pipe_past_bound \
   bash -c 'cat mem_reads.fa | "$0" map -K 2000 -t 1 --device auto genome.hymi - -o map_many.sam 2>/dev/null' "$hyalign"
-# A search database from a pipe counts as large (databases seldom are small, and CUDA starts while
-# the first chunk is read); a small gzip one holds the GPUs, and its job never starts them.
+# A search database from a pipe or a small gzip file holds the GPUs: a small one never starts them,
+# and a large one does once its first chunk passes 4e9 cells a thread (40 queries × 396 k residues:
+# 5.2e9 cells, the first chunk cut at 303 k residues).
+for input in pipe gz; do
+  if [ $input = pipe ]; then
+    cat db.fa | slow "$hyalign" search -q query.fa -d - --device auto -o search_db.pipe 2>search_db.pipe.log
+  else
+    gzip -c db.fa >db.fa.gz
+    slow "$hyalign" search -q query.fa -d db.fa.gz --device auto -o search_db.gz 2>search_db.gz.log
+  fi && [ ! -e driver_called ] && grep -q -- '--device all or gpu uses' search_db.$input.log &&
+    cmp -s search.cpu search_db.$input && ok search_database_small_${input}_starts_no_gpus ||
+    fail search_database_small_${input}_starts_no_gpus
+done
+for q in $(seq 40); do sed "s/query1/q$q/" query.fa; done >queries40.fa
+for copy in 1 2 3 4; do sed "s/>db/>copy${copy}_/" db.fa; done >db4.fa
 large_pipe_job search_database_pipe \
-  bash -c 'cat db.fa | "$0" search -q query.fa -d - --device auto -o search_db.pipe 2>/dev/null' "$hyalign"
-gzip -c db.fa >db.fa.gz
-slow "$hyalign" search -q query.fa -d db.fa.gz --device auto -o search_db.gz 2>search_db.gz.log &&
-  [ ! -e driver_called ] && grep -q -- '--device all or gpu uses' search_db.gz.log && cmp -s search.cpu search_db.gz &&
-  ok search_database_small_gzip_starts_no_gpus || fail search_database_small_gzip_starts_no_gpus
+  bash -c 'cat db4.fa | "$0" search -q queries40.fa -d - -t 1 --device auto -o search_db4.pipe 2>/dev/null' "$hyalign"
 
 # --device gpu waits for the start, then fails with the usual error and writes nothing.
 gpu_job() {

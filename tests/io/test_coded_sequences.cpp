@@ -66,13 +66,13 @@ std::vector<Chunk> chunks_of_rank(SequenceSource& source, std::size_t rank, std:
   return chunks;
 }
 
-void expect_skipping_keeps_chunks(const std::string& path, std::size_t max_residues) {
+void expect_skipping_keeps_chunks(const std::string& path, std::size_t max_residues, std::size_t first_cut = 0) {
   const ScoreMatrix matrix = ScoreMatrix::builtin("BLOSUM62");
-  const std::vector<Chunk> all = every_chunk(*open_sequences(path, matrix, max_residues, 2));
+  const std::vector<Chunk> all = every_chunk(*open_sequences(path, matrix, max_residues, 2, first_cut));
   ASSERT_GT(all.size(), 5u);
   for (std::size_t ranks : {2, 3})
     for (std::size_t rank = 0; rank < ranks; ++rank) {
-      const auto source = open_sequences(path, matrix, max_residues, 2);
+      const auto source = open_sequences(path, matrix, max_residues, 2, first_cut);
       const std::vector<Chunk> kept = chunks_of_rank(*source, rank, ranks);
       ASSERT_EQ(kept.size(), all.size()) << rank << " of " << ranks;
       bool unknown_read = false;
@@ -88,6 +88,41 @@ void expect_skipping_keeps_chunks(const std::string& path, std::size_t max_resid
 TEST(CodedSequences, FastaChunksPassedOverEndWhereReadChunksEnd) {
   test::TempDir dir;
   expect_skipping_keeps_chunks(write_proteins(dir), 200);
+}
+
+// A first chunk cut short (held GPUs start once it is read) ends with the record that takes it to
+// the cut; the chunks after it are cut as usual, and together they hold every record once, in order.
+TEST(CodedSequences, AFastaFirstChunkCutEndsWithTheRecordThatReachesTheCut) {
+  test::TempDir dir;
+  const std::string path = write_proteins(dir);
+  const ScoreMatrix matrix = ScoreMatrix::builtin("BLOSUM62");
+  const std::vector<Chunk> whole = every_chunk(*open_sequences(path, matrix, 1 << 20, 2));
+  ASSERT_EQ(whole.size(), 1u);
+  for (const std::size_t cut : {1, 50, 120}) {
+    const auto source = open_sequences(path, matrix, 200, 2, cut);
+    CodedSequences batch;
+    Chunk joined;
+    for (std::size_t c = 0; source->next_chunk(batch); ++c) {
+      if (c == 0) {
+        EXPECT_GE(batch.total_residues(), cut);
+        EXPECT_LT(batch.total_residues() - batch.length(batch.size() - 1), cut) << "cut " << cut;
+      } else {
+        EXPECT_LE(batch.total_residues(), 200u);
+      }
+      const Chunk chunk = copy_of(batch);
+      joined.ids.insert(joined.ids.end(), chunk.ids.begin(), chunk.ids.end());
+      joined.names += chunk.names;
+      joined.residues += chunk.residues;
+    }
+    EXPECT_EQ(joined, whole.front()) << "cut " << cut;
+  }
+  // A cut past the chunk size leaves the chunks as they were.
+  EXPECT_EQ(every_chunk(*open_sequences(path, matrix, 200, 2, 5000)), every_chunk(*open_sequences(path, matrix, 200, 2)));
+}
+
+TEST(CodedSequences, FastaChunksPassedOverWithAFirstChunkCutEndWhereReadChunksEnd) {
+  test::TempDir dir;
+  expect_skipping_keeps_chunks(write_proteins(dir), 200, 70);
 }
 
 TEST(CodedSequences, DatabaseChunksPassedOverUnread) {
