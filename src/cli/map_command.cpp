@@ -46,7 +46,10 @@ void add_index_subcommand(CLI::App& cmd, Action& action, std::shared_ptr<unsigne
   index->add_option("-o,--out", *output, "Index file to write (.hymi)")->required();
   index->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
   index->callback([=, &action] {
-    action = on_rank_zero([=] { index::build_index_file(*input, *output, worker_threads(*threads, "-t")); });
+    action = on_rank_zero([=] {
+      index::build_index_file(*input, *output, worker_threads(*threads, "-t"),
+                              [&](const index::SuffixIndex& index) { map::check_reference(index.reference(), *input); });
+    });
   });
 }
 
@@ -73,13 +76,13 @@ void add_search_options(CLI::App& cmd, map::MapParams& p) {
       ->check(CLI::Range(0u, 10000u))
       ->capture_default_str();
   cmd.add_option("-r", p.reseed_factor, "Search matches longer than k times this again for repeat copies")
-      ->check(CLI::Range(1.0, 1000.0))
+      ->check(number_in(1, 1000))
       ->capture_default_str();
-  cmd.add_option("-c", p.max_occurrences, "A match with more copies seeds nothing")
+  cmd.add_option("-c", p.max_occurrences, "A match with more copies seeds this many of them, taken at even steps (its letters count as repetitive)")
       ->check(CLI::Range(1u, 1000000u))
       ->capture_default_str();
   cmd.add_option("-D", p.drop_ratio, "Chains lighter than this fraction of a better one over the same letters (by 2k letters or more) are dropped, but the one of them that matches the read best; with -a, secondary records scoring under this fraction of the primary are not output")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(number_in(0, 1))
       ->capture_default_str();
   cmd.add_option("-m", p.max_rescues, "Mate rescues per read at most")->check(CLI::Range(0u, 10000u))->capture_default_str();
   cmd.add_option("-T", p.min_score, "Placements are not output when the best stretch of their alignment (no clip bonuses, as BWA-MEM scores it) scores less")

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
 #include "core/log.hpp"
 #include "dist/job.hpp"
@@ -21,6 +23,17 @@ unsigned worker_threads(unsigned requested, std::string_view flag) {
 Action on_rank_zero(Action action) {
   if (dist::writes_output()) return action;
   return [] {};
+}
+
+CLI::Validator number_in(double low, double high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) return fmt::format("'{}' is not a number", text);
+        if (!(value >= low && value <= high)) return fmt::format("{} is not in {}..{}", text, low, high);
+        return "";
+      },
+      fmt::format("NUMBER in {}..{}", low, high));
 }
 
 void add_device_option(CLI::App& cmd, std::string& device, const std::string& help) {

@@ -14,6 +14,9 @@ namespace hyalign::cli {
 inline constexpr unsigned kMaxThreadsPerCore = 4;
 unsigned worker_threads(unsigned requested, std::string_view flag);
 
+// A number in [low, high]; unlike CLI::Range, NaN is refused (no comparison with it is true).
+CLI::Validator number_in(double low, double high);
+
 // --device on every command: which processors do the work ("auto" by default, `help` says what it
 // means there; the command's callback reads it with engine::parse_device_choice).
 void add_device_option(CLI::App& cmd, std::string& device,

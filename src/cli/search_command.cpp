@@ -36,15 +36,15 @@ void add_search_command(CLI::App& app, Action& action) {
   cmd->add_option("--type", *type, "Sequence type: auto (DNA when the queries are ACGTUN), protein, dna")
       ->check(CLI::IsMember({"auto", "protein", "dna"}))
       ->capture_default_str();
-  cmd->add_option("-m,--matrix", options->matrix,
+  auto* matrix = cmd->add_option("-m,--matrix", options->matrix,
                   "Protein matrix: BLOSUM45, BLOSUM50, BLOSUM62, BLOSUM80, PAM30, PAM70, PAM250, or an NCBI matrix file")
       ->capture_default_str();
   cmd->add_option("--gap-open", options->gap_open, "Gap open cost (default 11 protein, 5 DNA)")
       ->check(CLI::Range(0, kMaxGapCost));
   cmd->add_option("--gap-extend", options->gap_extend, "Gap extension cost per residue (default 1 protein, 2 DNA)")
       ->check(CLI::Range(0, kMaxGapCost));
-  cmd->add_option("--match", options->match, "DNA match score")->check(CLI::Range(1, 127))->capture_default_str();
-  cmd->add_option("--mismatch", options->mismatch, "DNA mismatch score")
+  auto* match = cmd->add_option("--match", options->match, "DNA match score")->check(CLI::Range(1, 127))->capture_default_str();
+  auto* mismatch = cmd->add_option("--mismatch", options->mismatch, "DNA mismatch score")
       ->check(CLI::Range(-128, -1))
       ->capture_default_str();
   cmd->add_option("-k,--top", options->top, "Hits reported per query")
@@ -92,7 +92,9 @@ void add_search_command(CLI::App& app, Action& action) {
   cmd->callback([=, &action] {
     if (makedb->parsed()) return;  // its own callback sets the action
     if (options->queries.empty() || options->database.empty())
-      throw CLI::RequiredError("search needs -q/--queries and -d/--db (or the makedb subcommand)");
+      throw UsageError("search needs -q/--queries and -d/--db (or the makedb subcommand)");
+    options->matrix_given = matrix->count() > 0;
+    options->dna_scores_given = match->count() + mismatch->count() > 0;
     options->type = *type == "dna" ? search::SequenceType::dna
                     : *type == "protein" ? search::SequenceType::protein
                                          : search::SequenceType::automatic;

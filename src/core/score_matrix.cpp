@@ -44,6 +44,13 @@ std::string show(char c) {
   return fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
 }
 
+// A token for an error line: its first 20 characters, each not printable shown as '?'.
+std::string show(std::string_view token) {
+  std::string out;
+  for (char c : token.substr(0, 20)) out.push_back(std::isprint(static_cast<unsigned char>(c)) ? c : '?');
+  return token.size() > 20 ? out + "..." : out;
+}
+
 struct Token {
   std::string_view text;
   std::size_t column;  // 1-based
@@ -74,7 +81,7 @@ std::string parse_header_row(const std::vector<Token>& tokens, const std::string
   std::string letters;
   for (const Token& t : tokens) {
     if (t.text.size() != 1)
-      throw InputError(path, line_no, fmt::format("header row must list single letters, found '{}'", t.text),
+      throw InputError(path, line_no, fmt::format("header row must list single letters, found '{}'", show(t.text)),
                        t.column);
     const char c = upper(t.text[0]);
     if (letters.find(c) != std::string::npos)
@@ -96,9 +103,9 @@ int parse_score(const Token& t, const std::string& path, std::size_t line_no) {
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec == std::errc::result_out_of_range ||
       (ec == std::errc() && ptr == text.data() + text.size() && (value < -128 || value > 127)))
-    throw InputError(path, line_no, fmt::format("score '{}' is out of range (-128..127)", t.text), t.column);
+    throw InputError(path, line_no, fmt::format("score '{}' is out of range (-128..127)", show(t.text)), t.column);
   if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
-    throw InputError(path, line_no, fmt::format("score '{}' is not an integer", t.text), t.column);
+    throw InputError(path, line_no, fmt::format("score '{}' is not an integer", show(t.text)), t.column);
   return static_cast<int>(value);
 }
 
@@ -107,7 +114,7 @@ void parse_score_row(const std::vector<Token>& tokens, NcbiMatrixText& matrix, c
                      std::size_t line_no) {
   const Token& head = tokens[0];
   if (head.text.size() != 1)
-    throw InputError(path, line_no, fmt::format("row must start with a single letter, found '{}'", head.text),
+    throw InputError(path, line_no, fmt::format("row must start with a single letter, found '{}'", show(head.text)),
                      head.column);
   const char c = upper(head.text[0]);
   const auto index = matrix.letters.find(c);
@@ -213,7 +220,8 @@ ScoreMatrix ScoreMatrix::builtin(std::string_view name) {
   if (scores == nullptr) {
     std::string known;
     for (auto n : kBuiltinNames) known += (known.empty() ? "" : ", ") + std::string(n);
-    throw UsageError(fmt::format("unknown substitution matrix '{}' (built-in: {})", name, known));
+    throw UsageError(fmt::format("unknown substitution matrix '{}': no file of that name, nor a built-in one ({})",
+                                 name, known));
   }
   ScoreMatrix m;
   m.name_ = canonical;

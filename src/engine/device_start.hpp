@@ -67,6 +67,8 @@ class StartingDevices {
   bool ready() const { return set_up_.ready(); }
   // Whether GPUs do the work from now on: false while the CPU works as they start.
   bool gpus_work() { return (ready() || !early_) && !devices().gpus.empty(); }
+  // Whether the CPU works while the devices start (not while they are held, nor on the CPU alone).
+  bool starting() const { return early_ && set_up_.started() && !ready(); }
 
   // Works through `queue`: on the CPU kernel's early workers while the devices start or are held
   // (auto and all), then on the devices. Workers are numbered across both stages, the early workers first,

@@ -338,8 +338,10 @@ index::SuffixIndex load_or_build_index(const std::string& reference, unsigned th
   return index;
 }
 
-void build_index_file(const std::string& reference, const std::string& out, unsigned threads) {
+void build_index_file(const std::string& reference, const std::string& out, unsigned threads,
+                      const std::function<void(const SuffixIndex&)>& check) {
   const index::SuffixIndex index = load_or_build_index(reference, threads);
+  if (check) check(index);
   Stopwatch clock;
   index::write_index(index, out);
   log_info("wrote {} ({:.1f} MiB, {:.2f} s); peak memory {:.0f} MiB", out,

@@ -97,6 +97,20 @@ std::string temp_directory(const std::string& target_path) {
   return target.has_parent_path() ? target.parent_path().string() : std::string(".");
 }
 
+// The file that `path`, a symbolic link whose chain names no file yet, names in the end: the link
+// is kept and that file made, as writing through the link would make it.
+std::string last_link_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path at = path;
+  std::error_code error;
+  for (int hop = 0; hop < 40 && fs::is_symlink(fs::symlink_status(at, error)); ++hop) {
+    const fs::path next = fs::read_symlink(at, error);
+    if (error) break;
+    at = next.is_absolute() ? next : at.parent_path() / next;
+  }
+  return at.string();
+}
+
 // A hidden name next to the target; the X's are for mkstemp.
 std::string temp_pattern(const std::string& target_path) {
   const std::filesystem::path target(target_path);
@@ -137,9 +151,9 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   struct stat existing {};
   const bool exists = ::stat(path_.c_str(), &existing) == 0;
   if (exists && S_ISDIR(existing.st_mode)) throw UsageError(fmt::format("{}: is a directory", path_));
-  // A symbolic link is kept and the file it names is replaced; a device, pipe or anything reached
-  // through /dev or /proc is written in place.
-  std::string target_path = path_;
+  // A symbolic link is kept and the file it names is replaced (or made); a device, pipe or anything
+  // reached through /dev or /proc is written in place.
+  std::string target_path = exists ? path_ : last_link_target(path_);
   if (exists && S_ISREG(existing.st_mode)) {
     char* resolved = ::realpath(path_.c_str(), nullptr);
     if (!resolved) throw OutputError(path_, errno);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -11,7 +12,9 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
 #include <htslib/hfile.h>
+#include <htslib/hts_log.h>
 
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
@@ -19,8 +22,12 @@
 namespace hyalign {
 namespace {
 
+// Whether `s` ends with `tail` (lower case), in either case.
 bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+  if (s.size() < tail.size()) return false;
+  s = s.substr(s.size() - tail.size());
+  return std::equal(s.begin(), s.end(), tail.begin(),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
 }
 
 // Reads one record of pack_record's bytes at `at` into `record`; returns where the next starts.
@@ -45,6 +52,8 @@ std::size_t unpack_record(std::string_view bytes, std::size_t at, bam1_t* record
 }  // namespace
 
 SamHeader::SamHeader(std::string text) : text_(std::move(text)) {
+  // Every htslib failure is reported in hyalign's one error line; htslib's own lines would add a second.
+  hts_set_log_level(HTS_LOG_OFF);
   header_ = sam_hdr_parse(text_.size(), text_.c_str());
   if (header_ == nullptr) throw UsageError("the SAM header is malformed (check -R)");
 }
@@ -52,6 +61,14 @@ SamHeader::SamHeader(std::string text) : text_(std::move(text)) {
 SamHeader::~SamHeader() { sam_hdr_destroy(header_); }
 
 bool is_bam_path(std::string_view path) { return ends_with(path, ".bam"); }
+
+void check_sam_path(std::string_view path) {
+  for (const std::string_view other : {".cram", ".gz", ".bgz", ".bz2", ".xz", ".zst"})
+    if (ends_with(path, other))
+      throw UsageError(fmt::format("-o {}: the output is SAM, or BAM for a name ending in .bam, not {} (samtools "
+                                   "view converts SAM and BAM)",
+                                   path, other));
+}
 
 void pack_record(const bam1_t* record, std::string& out) {
   const auto length = static_cast<std::uint32_t>(record->l_data);

@@ -26,8 +26,11 @@ class SamHeader {
   sam_hdr_t* header_ = nullptr;
 };
 
-// Whether records for `path` are BAM (the name ends in .bam) rather than SAM text.
+// Whether records for `path` are BAM (the name ends in .bam, in either case) rather than SAM text.
 bool is_bam_path(std::string_view path);
+// A UsageError for an output name that promises another format (.cram, .gz): plain SAM there would
+// be silently wrong.
+void check_sam_path(std::string_view path);
 
 // A BAM record appended to `out` as bytes (its fields and data, as this program holds them), so
 // that records can be handed over in one buffer, between threads or ranks, to write_packed().

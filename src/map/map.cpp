@@ -4,6 +4,7 @@
 #include "map/map.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <future>
 #include <optional>
 #include <set>
@@ -165,15 +166,6 @@ class MapDevices {
   std::unique_ptr<engine::BackgroundSetUp<MapGpus>> set_up_;  // none with --device cpu
 };
 
-// SAM needs distinct, non-empty reference sequences.
-void check_reference(const index::ReferenceText& ref, const std::string& path) {
-  std::set<std::string_view> seen;
-  for (std::size_t s = 0; s < ref.sequences(); ++s) {
-    if (ref.lengths[s] == 0) throw InputError(path, fmt::format("reference sequence '{}' has no letters", ref.names[s]));
-    if (!seen.insert(ref.names[s]).second)
-      throw InputError(path, fmt::format("two reference sequences are named '{}'", ref.names[s]));
-  }
-}
 
 // -R's text with its \t written as tabs; its ID.
 std::pair<std::string, std::string> read_group_line(const std::string& given) {
@@ -194,6 +186,14 @@ std::pair<std::string, std::string> read_group_line(const std::string& given) {
   std::string id = line.substr(at + 4, end == std::string::npos ? std::string::npos : end - at - 4);
   if (id.empty()) throw UsageError("-R: the read group's ID is empty");
   if (line.find('\n') != std::string::npos) throw UsageError("-R: the read group line holds a line break");
+  for (std::size_t field = 4; field <= line.size();) {  // each TAG:VALUE, as SAM's header fields are
+    const std::size_t end = std::min(line.find('\t', field), line.size());
+    const std::string_view f(line.data() + field, end - field);
+    if (f.size() < 4 || f[2] != ':' || !std::isalpha(static_cast<unsigned char>(f[0])) ||
+        !std::isalnum(static_cast<unsigned char>(f[1])))
+      throw UsageError(fmt::format("-R: the read group field '{}' is not TAG:VALUE", f));
+    field = end + 1;
+  }
   return {line, id};
 }
 
@@ -568,9 +568,19 @@ std::optional<std::string> too_few_reads_for_gpus(const MapOptions& options) {
 
 void check_options(const MapOptions& options) {
   if (options.params.min_seed < 1) throw UsageError("-k must be at least 1");
+  check_sam_path(options.out);
 }
 
 }  // namespace
+
+void check_reference(const index::ReferenceText& ref, const std::string& path) {
+  std::set<std::string_view> seen;
+  for (std::size_t s = 0; s < ref.sequences(); ++s) {
+    if (ref.lengths[s] == 0) throw InputError(path, fmt::format("reference sequence '{}' has no letters", ref.names[s]));
+    if (!seen.insert(ref.names[s]).second)
+      throw InputError(path, fmt::format("two reference sequences are named '{}'", ref.names[s]));
+  }
+}
 
 void run_map(const MapOptions& given) {
   check_options(given);

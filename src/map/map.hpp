@@ -9,6 +9,7 @@
 
 #include "engine/cpu_features.hpp"
 #include "engine/devices.hpp"
+#include "index/reference_text.hpp"
 #include "kernels/scalar/extend_scalar.hpp"
 
 namespace hyalign::map {
@@ -17,7 +18,7 @@ struct MapParams {
   kernels::ExtendScoring scoring;  // -A -B -O -E -L (BWA-MEM's defaults)
   unsigned min_seed = 19;           // -k: shortest exact match that seeds a locus
   double reseed_factor = 1.5;       // -r: matches longer than min_seed * this are searched again for copies
-  unsigned max_occurrences = 500;   // -c: a match with more copies seeds no locus
+  unsigned max_occurrences = 500;   // -c: a match with more copies seeds this many of them
   unsigned band_margin = 16;        // -w: band half-width beyond the seeds' diagonals
   int min_score = 30;               // -T: placements whose best stretch scores less are not reported
   int unpaired_penalty = 17;        // -U: a pair placed as two unpaired reads scores this much less
@@ -55,5 +56,7 @@ struct MapOptions {
 };
 
 void run_map(const MapOptions& options);
+// SAM needs distinct, non-empty reference sequences: InputError naming `path` where they are not.
+void check_reference(const index::ReferenceText& ref, const std::string& path);
 
 }  // namespace hyalign::map

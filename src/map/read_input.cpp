@@ -1,6 +1,7 @@
 #include "map/read_input.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -15,6 +16,24 @@ std::string_view pair_name(const SequenceRecord& record) {
   std::string_view id(record.name.data(), record.id_length);
   if (id.size() > 2 && id[id.size() - 2] == '/' && (id.back() == '1' || id.back() == '2')) id.remove_suffix(2);
   return id;
+}
+
+// SAM's longest read name (bam_set1 refuses longer ones).
+constexpr std::size_t kLongestName = 254;
+
+// Letters of either case are bases (IUPAC codes and others count as N), and so is '.' (N in
+// older FASTQ); anything else, such as a digit (which SAM would store as a base), is damage.
+constexpr std::array<bool, 256> kReadLetters = [] {
+  std::array<bool, 256> ok{};
+  for (int c = 'A'; c <= 'Z'; ++c) ok[static_cast<std::size_t>(c)] = ok[static_cast<std::size_t>(c - 'A' + 'a')] = true;
+  ok['.'] = true;
+  return ok;
+}();
+
+// A character for an error line: quoted where printable, else as its byte's value.
+std::string shown(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte > 0x20 && byte < 0x7f ? fmt::format("'{}'", c) : fmt::format("the byte 0x{:02x}", byte);
 }
 
 }  // namespace
@@ -32,6 +51,14 @@ bool ReadInput::read_one(SequenceReader& reader, Read& read, std::size_t& line) 
   if (record_.name.empty() || record_.id_length == 0)
     throw InputError(reader.path(), record_.line, "a read with no name");
   read.name.assign(pair_name(record_));
+  if (read.name.size() > kLongestName)
+    throw InputError(reader.path(), record_.line,
+                     fmt::format("a read name of {} characters (SAM allows {} at most)", read.name.size(), kLongestName));
+  const auto bad = std::find_if(record_.sequence.begin(), record_.sequence.end(),
+                                [](char c) { return !kReadLetters[static_cast<unsigned char>(c)]; });
+  if (bad != record_.sequence.end())
+    throw InputError(reader.path(), record_.line,
+                     fmt::format("the read '{}' holds {}, which is no base letter", read.name, shown(*bad)));
   read.letters.assign(record_.sequence);
   read.quality.assign(record_.quality);
   read_comment_tags(reader, read);

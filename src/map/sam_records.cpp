@@ -23,7 +23,11 @@ constexpr std::array<char, 256> kComplement = [] {
   return table;
 }();
 
-char upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+// A reference letter as MD shows it: upper case; N for what is no letter (MD holds letters only).
+char md_letter(char c) {
+  if (c >= 'a' && c <= 'z') return static_cast<char>(c - 'a' + 'A');
+  return c >= 'A' && c <= 'Z' ? c : 'N';
+}
 
 // The read's letters and base qualities (Phred, not ASCII) on the strand aligned.
 void strand_sequence(const Read& read, bool reverse, std::string& letters, std::string& quality) {
@@ -63,7 +67,7 @@ void edit_tags(const Placement& p, const EndLetters& letters, std::string_view t
       case CigarOp::deletion:
         fmt::format_to(std::back_inserter(md), "{}^", same);
         same = 0;
-        for (std::uint32_t k = 0; k < run.length; ++k) md.push_back(upper(text[t++]));
+        for (std::uint32_t k = 0; k < run.length; ++k) md.push_back(md_letter(text[t++]));
         nm += static_cast<int>(run.length);
         break;
       case CigarOp::match:
@@ -73,7 +77,7 @@ void edit_tags(const Placement& p, const EndLetters& letters, std::string_view t
             ++same;
             continue;
           }
-          fmt::format_to(std::back_inserter(md), "{}{}", same, upper(text[t]));
+          fmt::format_to(std::back_inserter(md), "{}{}", same, md_letter(text[t]));
           same = 0;
           ++nm;
         }

@@ -15,17 +15,22 @@ using kernels::kRareMaxCopies;
 using kernels::kRareWindowRows;
 using kernels::kReseedMaxCopies;
 
-// A match (kernels::SeedMatch): a hit per copy, or none and its letters noted repetitive when it
-// has more than `max_occurrences` copies (too repetitive to place a read by); a match in a large
-// family notes the letters its prefix with kRareMaxCopies copies or more holds.
+// A match (kernels::SeedMatch): a hit per copy. One with more than `max_occurrences` copies has
+// its letters noted repetitive (they lower the MAPQ) and seeds `max_occurrences` copies taken at
+// even steps through its suffix-array rows, as BWA-MEM samples them: a read that lies wholly in a
+// repeat of many copies is still placed, at MAPQ 0, not left unmapped. A match in a large family
+// notes the letters its prefix with kRareMaxCopies copies or more holds.
 void add_match(std::span<const std::uint32_t> sa, const kernels::SeedMatch& m, std::uint32_t max_occurrences,
                const SeedQuery& query) {
   if (m.family && query.family != nullptr) query.family->push_back({m.begin, m.family_end()});
-  if (m.hi - m.lo > max_occurrences) {
+  const std::uint32_t copies = m.hi - m.lo;
+  std::uint32_t step = 1;
+  if (copies > max_occurrences) {
     if (query.repetitive != nullptr) query.repetitive->push_back({m.begin, m.begin + m.length});
-    return;
+    step = copies / max_occurrences;
   }
-  for (std::uint32_t r = m.lo; r < m.hi; ++r) query.hits->push_back({sa[r] - m.back, m.begin, m.length, query.reverse});
+  for (std::uint32_t r = m.lo, taken = 0; r < m.hi && taken < max_occurrences; r += step, ++taken)
+    query.hits->push_back({sa[r] - m.back, m.begin, m.length, query.reverse});
 }
 
 }  // namespace

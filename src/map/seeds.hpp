@@ -57,7 +57,7 @@ struct SeedQuery {
   std::string_view pattern;  // lower-case a/c/g/t; any other letter never matches
   bool reverse = false;
   std::vector<SeedHit>* hits = nullptr;
-  std::vector<LetterSpan>* repetitive = nullptr;  // the letters of each seed left out for more than -c copies
+  std::vector<LetterSpan>* repetitive = nullptr;  // the letters of each seed with more than -c copies (sampled)
   std::vector<LetterSpan>* family = nullptr;      // letters of large families: third-round matches less a letter
 };
 

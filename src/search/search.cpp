@@ -113,6 +113,13 @@ struct Scoring {
 
 Scoring prepare_scoring(const SearchOptions& o, SequenceType type) {
   const bool dna = type == SequenceType::dna;
+  if (dna && o.matrix_given)
+    throw UsageError(fmt::format("-m {}: the queries are DNA, scored with --match and --mismatch (--type protein "
+                                 "reads them as protein)",
+                                 o.matrix));
+  if (!dna && o.dna_scores_given)
+    throw UsageError("--match/--mismatch score DNA, and the queries are protein, scored with -m (--type dna reads "
+                     "them as DNA)");
   std::error_code no_file;  // a name that is no file (or cannot be looked at) is a built-in matrix
   const bool matrix_file = !dna && std::filesystem::exists(o.matrix, no_file);
   Scoring s{dna,
@@ -196,8 +203,9 @@ class ChunkScorer {
         });
     engine::add_reports(reports_, chunk_reports);
   }
-  // Whether GPUs score from now on (the CPU then has time to read the next chunk meanwhile).
-  bool gpus_score() { return devices_.gpus_work(); }
+  // Whether the next chunk is read while this one is scored: GPUs score it, or they start while
+  // the CPU does (the CPU's work leaves time to read then; alone, its cores are all scoring).
+  bool reads_ahead() { return devices_.gpus_work() || devices_.starting(); }
   const std::vector<engine::DeviceReport>& reports() const { return reports_; }
 
  private:
@@ -377,7 +385,7 @@ DatabaseShare score_chunks(RankChunks& rank_chunks, CodedSequences& chunk, std::
   bool more = first_chunk.get();
   steps.reading_waited += seconds_since(step_start);
   for (; more; std::swap(chunk, next_chunk)) {
-    const bool read_ahead = work.scorer.gpus_score();
+    const bool read_ahead = work.scorer.reads_ahead();
     std::future<bool> ahead;
     if (read_ahead) ahead = read_in_background([&] { return rank_chunks.next(next_chunk); });
     // Databases made by makedb come in this order already; other input is sorted here.
@@ -500,6 +508,7 @@ void run_search(const SearchOptions& given) {
       o.split_database ? gather_at_rank_zero(std::move(mine), top) : std::vector<DatabaseShare>{std::move(mine)};
   if (database_shares.empty()) return;  // a rank other than 0 whose hits rank 0 took
   const DatabaseShare database = summed(database_shares);
+  if (database.residues == 0) throw InputError(o.database, "the database's sequences hold no residues");
   warn_unknown_letters(database.unknown, scoring.matrix, o.database);
   const auto step_start = Clock::now();
   std::vector<dist::RankShare> query_shares;

@@ -18,6 +18,9 @@ struct SearchOptions {
   std::string matrix = "BLOSUM62";               // built-in name or an NCBI matrix file (protein)
   std::optional<int> gap_open, gap_extend;       // defaults: protein 11/1, DNA 5/2 (BLAST convention)
   int match = 2, mismatch = -3;                  // DNA
+  // Which scoring options the user gave: a protein matrix for DNA, or DNA scores for proteins, is
+  // an error, not silently unused.
+  bool matrix_given = false, dna_scores_given = false;
   std::size_t top = 10;
   std::string outfmt = "6";
   std::string out = "-";

@@ -189,6 +189,12 @@ check_error gap_extend_range 'gap-extend: Value 1001 not in range' -- search "${
 check_error match_range 'match: Value 0 not in range \[\?1 \(to\|-\) 127' -- search "${search_args[@]}" --match 0
 check_error mismatch_range 'mismatch: Value 5 not in range \[\?-128 \(to\|-\) -1' -- search "${search_args[@]}" --mismatch 5
 check_error top_range 'top: Value 0 not in range' -- search "${search_args[@]}" -k 0
+check_error match_for_proteins '--match/--mismatch score DNA, and the queries are protein' -- search "${search_args[@]}" --match 3
+printf '>d\nACGTACGTTTGACCATGCATGCAAGGTTACG\n' >dna_query.fa
+check_error matrix_for_dna '-m PAM30: the queries are DNA' -- search -q "$w/dna_query.fa" -d "$w/dna_query.fa" -m PAM30
+printf '>a\n>b\n' >names_only.fa
+check_error database_without_residues "names_only.fa: the database's sequences hold no residues" -- search "${search_args[@]:0:2}" -d "$w/names_only.fa"
+check_error matrix_file_missing "unknown substitution matrix 'no_such.mat': no file of that name" -- search "${search_args[@]}" -m no_such.mat
 check_error chunk_range 'chunk-mb: Value 99999999 not in range' -- search "${search_args[@]}" --chunk-mb 99999999
 check_error negative_threads 'threads' -- search "${search_args[@]}" -t -1
 check_error papara_scoring_range "-p '-3:-1:5000:-3': 5000 is out of range (-1000..1000)" -- papara "${papara_args[@]}" -p -3:-1:5000:-3 -n X
@@ -293,6 +299,46 @@ if "$hyalign" map --help >/dev/null 2>&1; then
   check_error map_verbosity '-v' -- map -v 11 "$w/map_ref.fa" "$w/map_1.fq"
   check_error map_read_group_id 'ID' -- map -R '@RG\tSM:x' "$w/map_ref.fa" "$w/map_1.fq"
   check_error map_unwritable_output 'no_such_dir' -- map -o "$w/no_such_dir/out.sam" "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_reseed_nan '-r: nan is not in' -- map -r nan "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_drop_ratio_nan '-D: nan is not in' -- map -D nan "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_reseed_not_a_number "-r: '1.5x' is not a number" -- map -r 1.5x "$w/map_ref.fa" "$w/map_1.fq"
+  # A digit in a read is damage (htslib would store 0-3 as bases), and so is a name SAM cannot hold.
+  printf '@r1
+GTTTGACCATGCATGCAAGG
++
+IIIIIIIIIIIIIIIIIIII
+@r2
+GTTTGACC0123GCAAGG
++
+IIIIIIIIIIIIIIIIII
+' >map_digits.fq
+  check_error map_digit_in_read "map_digits.fq:5: the read 'r2' holds '0', which is no base letter" -- map "$w/map_ref.fa" "$w/map_digits.fq"
+  printf '@%s
+GTTTGACCATGCATGCAAGG
++
+IIIIIIIIIIIIIIIIIIII
+' "$(printf 'n%.0s' $(seq 300))" >map_long_name.fq
+  check_error map_long_read_name 'map_long_name.fq:1: a read name of 300 characters (SAM allows 254 at most)' -- map "$w/map_ref.fa" "$w/map_long_name.fq"
+  check_error map_read_group_field "-R: the read group field 'SM' is not TAG:VALUE" -- map -R '@RG\tID:x\tSM' "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_read_group_empty_field "-R: the read group field '' is not TAG:VALUE" -- map -R '@RG\tID:x\t' "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_cram_output '-o out.cram: the output is SAM, or BAM' -- map -o out.cram "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_gzip_output '-o out.sam.gz: the output is SAM, or BAM' -- map -o out.sam.gz "$w/map_ref.fa" "$w/map_1.fq"
+  check_error map_index_duplicate_names "two reference sequences are named 'chr'" -- map index "$w/map_ref_duplicate.fa" -o dup.hymi
+  # -o through a symbolic link that names no file yet makes that file and keeps the link.
+  rm -rf link_test && mkdir -p link_test/real && ln -s real/out.sam link_test/link.sam
+  if "$hyalign" map -o link_test/link.sam "$w/map_ref.fa" "$w/map_1.fq" 2>/dev/null && [ -L link_test/link.sam ] &&
+     [ -s link_test/real/out.sam ]; then ok map_output_through_new_link; else fail map_output_through_new_link; fi
+  # MD holds letters only: a reference character that is none shows as N.
+  printf '>chr
+%s
+' "${map_seq:0:40}0123${map_seq:44}" >map_ref_digits.fa
+  printf '@r
+%s
++
+%s
+' "${map_seq:10:60}" "$(printf 'I%.0s' $(seq 60))" >map_over_digits.fq
+  if "$hyalign" map "$w/map_ref_digits.fa" "$w/map_over_digits.fq" 2>/dev/null | grep -v '^@' | grep -q 'MD:Z:30N0N0N0N26'
+  then ok map_md_letters_only; else fail map_md_letters_only; fi
   # Reads with N, IUPAC letters or shorter than a seed are kept, unmapped, not refused.
   printf '@n\nNNNNNNNNNNNNNNNNNNNNNNNNNN\n+\nIIIIIIIIIIIIIIIIIIIIIIIIII\n@iupac\nGTTTGACCRYKMSWBDHVNCAAGG\n+\nIIIIIIIIIIIIIIIIIIIIIIII\n@tiny\nACG\n+\nIII\n' >map_odd_reads.fq
   if "$hyalign" map "$w/map_ref.fa" map_odd_reads.fq >map_odd.sam 2>map_odd.err &&

@@ -298,8 +298,34 @@ void expect_same_seeds(const SeededReads& a, const SeededReads& b) {
   EXPECT_EQ(a.family, b.family);
 }
 
+// A match with more copies than -c seeds -c of them (BWA-MEM's sampling), and its letters are
+// flagged repetitive: a read wholly inside a repeat of many copies still has places to go.
+TEST_F(MapSteps, AMatchWithMoreCopiesThanCSeedsThatManyAndIsFlagged) {
+  const std::string element = random_bases(rng, 200);
+  std::string chr;
+  for (int copy = 0; copy < 12; ++copy) chr += random_bases(rng, 300) + element;
+  chr += random_bases(rng, 300);
+  const index::SuffixIndex genome = index::SuffixIndex::build(test::reference_of({chr}), 2);
+  const std::string read = element.substr(20, 150);
+  for (const unsigned most : {5u, 12u}) {
+    params.max_occurrences = most;
+    std::vector<SeedHit> hits;
+    std::vector<LetterSpan> repetitive;
+    const SeedQuery query{read, false, &hits, &repetitive};
+    SeedFinder(genome, params).find({&query, 1});
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::set<std::uint32_t>> copies_of_seed;
+    for (const SeedHit& h : hits) copies_of_seed[{h.query_begin, h.length}].insert(h.text_pos);
+    ASSERT_FALSE(copies_of_seed.empty()) << "-c " << most;
+    for (const auto& [seed, copies] : copies_of_seed) {
+      EXPECT_EQ(copies.size(), std::min(most, 12u)) << "-c " << most << ", seed at " << seed.first;
+      for (const std::uint32_t at : copies) EXPECT_EQ(chr.compare(at, seed.second, read, seed.first, seed.second), 0);
+    }
+    EXPECT_EQ(repetitive.empty(), most >= 12) << "-c " << most;
+  }
+}
+
 // The host side of GPU seeding: a search's matches become the CPU search's hits, in its order,
-// with seeds of more than -c copies left out and flagged.
+// with seeds of more than -c copies sampled and flagged.
 TEST_F(MapSteps, GpuSeederTurnsMatchesIntoTheCpuSearchsHits) {
   std::vector<std::string> reads;
   for (int k = 0; k < 80; ++k) reads.push_back(sample_read(60 + rng() % 200, 0.02));
