@@ -44,6 +44,12 @@ void add_search_command(CLI::App& app, Action& action) {
   cmd->add_option("--gap-extend", options->gap_extend, "Gap extension cost per residue (default 1 protein, 2 DNA)")
       ->check(CLI::Range(0, kMaxGapCost));
   auto* match = cmd->add_option("--match", options->match, "DNA match score")->check(CLI::Range(1, 127))->capture_default_str();
+  auto strand = std::make_shared<std::string>("both");
+  auto* strand_option = cmd->add_option("--strand", *strand,
+                                        "DNA query strands searched: both (a hit on the minus strand has sstart > "
+                                        "send, as in BLAST), plus, minus")
+                            ->check(CLI::IsMember({"both", "plus", "minus"}))
+                            ->capture_default_str();
   auto* mismatch = cmd->add_option("--mismatch", options->mismatch, "DNA mismatch score")
       ->check(CLI::Range(-128, -1))
       ->capture_default_str();
@@ -95,6 +101,10 @@ void add_search_command(CLI::App& app, Action& action) {
       throw UsageError("search needs -q/--queries and -d/--db (or the makedb subcommand)");
     options->matrix_given = matrix->count() > 0;
     options->dna_scores_given = match->count() + mismatch->count() > 0;
+    options->strands_given = strand_option->count() > 0;
+    options->strands = *strand == "plus"    ? search::Strands::plus
+                       : *strand == "minus" ? search::Strands::minus
+                                            : search::Strands::both;
     options->type = *type == "dna" ? search::SequenceType::dna
                     : *type == "protein" ? search::SequenceType::protein
                                          : search::SequenceType::automatic;

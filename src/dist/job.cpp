@@ -65,10 +65,12 @@ std::uint64_t from_rank_zero(std::uint64_t value) {
   return place.size > 1 ? transport::from_rank_zero(value) : value;
 }
 
-ItemUnits::ItemUnits(std::size_t items, std::size_t most_per_unit) : items_(items) {
+ItemUnits::ItemUnits(std::size_t items, std::size_t most_per_unit, std::size_t together) : items_(items) {
   const std::size_t wanted_units = 4 * static_cast<std::size_t>(size());
   per_unit_ = std::clamp<std::size_t>((items + wanted_units - 1) / wanted_units, 1,
                                       std::max<std::size_t>(1, most_per_unit));
+  together = std::max<std::size_t>(1, together);
+  per_unit_ = (per_unit_ + together - 1) / together * together;
 }
 
 std::vector<std::size_t> ItemUnits::my_items() const {

@@ -82,7 +82,9 @@ std::uint64_t from_rank_zero(std::uint64_t value);  // rank 0's value, where ran
 // ranks get similar shares; fewer items than ranks leave some ranks without a unit.
 class ItemUnits {
  public:
-  ItemUnits(std::size_t items, std::size_t most_per_unit);
+  // Units hold a multiple of `together` items (at most most_per_unit, rounded up to one), so that
+  // runs of `together` consecutive items stay in one unit.
+  ItemUnits(std::size_t items, std::size_t most_per_unit, std::size_t together = 1);
   std::size_t count() const { return (items_ + per_unit_ - 1) / per_unit_; }
   std::size_t first(std::size_t unit) const { return unit * per_unit_; }
   std::size_t end(std::size_t unit) const { return std::min(items_, first(unit) + per_unit_); }

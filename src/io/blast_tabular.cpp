@@ -11,10 +11,10 @@
 namespace hyalign {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, int>, 17> kColumnNames{{
+constexpr std::array<std::pair<std::string_view, int>, 18> kColumnNames{{
     {"qseqid", 0}, {"sseqid", 1}, {"pident", 2}, {"length", 3}, {"mismatch", 4}, {"gapopen", 5}, {"qstart", 6},
     {"qend", 7}, {"sstart", 8}, {"send", 9}, {"evalue", 10}, {"bitscore", 11}, {"score", 12}, {"qlen", 13},
-    {"slen", 14}, {"nident", 15}, {"gaps", 16}}};
+    {"slen", 14}, {"nident", 15}, {"gaps", 16}, {"sstrand", 17}}};
 
 // BLAST+'s tabular formatting of E-values and bit scores (2.12: three significant digits below
 // 0.0009, bit scores over 99.9 cut to an integer, not rounded).
@@ -88,6 +88,7 @@ std::string TabularFormat::line(const TabularHit& h) const {
       case Column::slen: line += fmt::format("{}", h.slen); break;
       case Column::nident: line += fmt::format("{}", h.nident); break;
       case Column::gaps: line += fmt::format("{}", h.gaps); break;
+      case Column::sstrand: line += h.sstrand; break;
     }
   }
   line += '\n';

@@ -15,6 +15,7 @@ struct TabularHit {
   std::size_t qstart = 0, qend = 0, sstart = 0, send = 0, qlen = 0, slen = 0;
   int score = 0;
   std::optional<double> evalue, bitscore;  // absent when no statistics exist for the scoring
+  std::string_view sstrand = "N/A";        // plus or minus for DNA, as BLAST writes it
 };
 
 class TabularFormat {
@@ -26,7 +27,7 @@ class TabularFormat {
 
  private:
   enum class Column { qseqid, sseqid, pident, length, mismatch, gapopen, qstart, qend, sstart, send, evalue, bitscore,
-                      score, qlen, slen, nident, gaps };
+                      score, qlen, slen, nident, gaps, sstrand };
   std::vector<Column> columns_;
 };
 

@@ -14,15 +14,6 @@ namespace {
 
 using kernels::CigarOp;
 
-constexpr std::array<char, 256> kComplement = [] {
-  std::array<char, 256> table{};
-  table.fill('N');
-  const char* from = "ACGTRYKMSWBDHVNacgtrykmswbdhvn";
-  const char* to = "TGCAYRMKSWVHDBNtgcayrmkswvhdbn";
-  for (int i = 0; from[i] != 0; ++i) table[static_cast<unsigned char>(from[i])] = to[i];
-  return table;
-}();
-
 // A reference letter as MD shows it: upper case; N for what is no letter (MD holds letters only).
 char md_letter(char c) {
   if (c >= 'a' && c <= 'z') return static_cast<char>(c - 'a' + 'A');
@@ -36,8 +27,7 @@ void strand_sequence(const Read& read, bool reverse, std::string& letters, std::
   for (std::size_t i = 0; i < read.quality.size(); ++i)
     quality[i] = static_cast<char>(std::max(0, static_cast<unsigned char>(read.quality[i]) - 33));
   if (!reverse) return;
-  std::reverse(letters.begin(), letters.end());
-  for (char& c : letters) c = kComplement[static_cast<unsigned char>(c)];
+  reverse_complement_letters(letters);
   std::reverse(quality.begin(), quality.end());
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/nucleotides.hpp"
 #include "core/parallel.hpp"
 #include "core/score_matrix.hpp"
 #include "dist/job.hpp"
@@ -100,6 +101,35 @@ std::vector<SequenceRecord> read_queries(const std::string& path) {
   while (reader.next(record)) records.push_back(record);
   if (records.empty()) throw InputError(path, "no query sequences");
   return records;
+}
+
+// The strands each query is searched on. A query's searched strands are consecutive, plus first,
+// and a unit of queries (dist::ItemUnits) holds both of them.
+struct QueryStrands {
+  bool plus = true, minus = false;
+  std::size_t per_query() const { return std::size_t{plus} + std::size_t{minus}; }
+  bool is_minus(std::size_t searched) const { return minus && (!plus || searched % 2 == 1); }
+};
+
+QueryStrands query_strands(const SearchOptions& o, bool dna) {
+  if (dna) return {o.strands != Strands::minus, o.strands != Strands::plus};
+  if (o.strands_given) throw UsageError("--strand: the queries are protein, which have one strand");
+  return {};
+}
+
+// The queries as searched: each one's strands in turn, the minus strand reverse-complemented.
+std::vector<SequenceRecord> searched_strands(std::vector<SequenceRecord> records, QueryStrands strands) {
+  if (!strands.minus) return records;
+  std::vector<SequenceRecord> searched;
+  searched.reserve(records.size() * strands.per_query());
+  for (SequenceRecord& r : records) {
+    if (strands.plus) searched.push_back(r);
+    searched.push_back(std::move(r));
+    std::string& letters = searched.back().sequence;
+    std::erase_if(letters, [](char c) { return c == '-' || c == '.'; });  // alignment gaps, not residues
+    reverse_complement_letters(letters);
+  }
+  return searched;
 }
 
 // ---- Step 2: prepare the scoring ----
@@ -284,47 +314,80 @@ void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSe
 }
 
 // ---- Step 6: write ----
-// The rows of queries [first, end), appended to `out`.
-void write_hits(std::string& out, std::size_t first, std::size_t end, const TabularFormat& format,
-                const CodedSequences& queries, const TopHits& top, const Scoring& scoring, std::size_t db_residues,
-                std::size_t db_sequences) {
-  for (std::size_t q = first; q < end; ++q)
-    for (const engine::ScoredTarget& hit : top.of(q)) {
-      const HitDetails& d = top.details(q, hit.target);
-      const kernels::SwAlignment& a = d.alignment;
-      TabularHit row;
-      row.qseqid = queries.name(q);
-      row.sseqid = d.name;
-      row.length = a.length;
-      row.nident = a.identities;
-      row.mismatch = a.mismatches;
-      row.gapopen = a.gap_opens;
-      row.gaps = a.gap_columns;
-      row.qstart = a.query_start;
-      row.qend = a.query_end;
-      row.sstart = a.target_start;
-      row.send = a.target_end;
-      row.qlen = queries.length(q);
-      row.slen = d.length;
-      row.score = hit.score;
-      if (const auto& ka = scoring.statistics) {
-        row.bitscore = bit_score(hit.score, *ka);
-        row.evalue = evalue(hit.score,
-                            {static_cast<double>(queries.length(q)), static_cast<double>(d.length),
-                             static_cast<double>(db_residues), static_cast<double>(db_sequences)},
-                            *ka);
-      }
-      out += format.line(row);
-    }
+// What the rows of hits are made from.
+struct HitRows {
+  const TabularFormat& format;
+  const CodedSequences& queries;  // as searched: each query's strands in turn
+  QueryStrands strands;
+  const TopHits& top;
+  const Scoring& scoring;
+  const DatabaseShare& database;
+};
+
+// A hit of a query on one of its searched strands.
+struct StrandHit {
+  std::size_t searched;
+  engine::ScoredTarget hit;
+};
+
+// The best hits of the query whose strands are searched as [first, first + per_query): the best
+// k of its strands' lists, by score, then database order, then plus before minus.
+std::vector<StrandHit> best_of_strands(const TopHits& top, std::size_t first, std::size_t per_query) {
+  std::vector<StrandHit> hits;
+  for (std::size_t s = first; s < first + per_query; ++s)
+    for (const engine::ScoredTarget& hit : top.of(s)) hits.push_back({s, hit});
+  if (per_query == 1) return hits;
+  std::stable_sort(hits.begin(), hits.end(), [](const StrandHit& a, const StrandHit& b) {
+    return engine::ranks_before({a.hit.score, a.hit.target}, {b.hit.score, b.hit.target});
+  });
+  if (hits.size() > top.k()) hits.resize(top.k());
+  return hits;
+}
+
+// One hit's row. A hit on the minus strand is given on the query's own strand, as BLAST gives it:
+// its query positions counted on the query, its subject positions from end to start.
+TabularHit row_of(const HitRows& r, const StrandHit& h) {
+  const HitDetails& d = r.top.details(h.searched, h.hit.target);
+  const kernels::SwAlignment& a = d.alignment;
+  const std::size_t query_length = r.queries.length(h.searched);
+  const bool minus = r.strands.is_minus(h.searched);
+  TabularHit row;
+  row.qseqid = r.queries.name(h.searched);
+  row.sseqid = d.name;
+  row.length = a.length;
+  row.nident = a.identities;
+  row.mismatch = a.mismatches;
+  row.gapopen = a.gap_opens;
+  row.gaps = a.gap_columns;
+  row.qstart = minus ? query_length + 1 - a.query_end : a.query_start;
+  row.qend = minus ? query_length + 1 - a.query_start : a.query_end;
+  row.sstart = minus ? a.target_end : a.target_start;
+  row.send = minus ? a.target_start : a.target_end;
+  row.qlen = query_length;
+  row.slen = d.length;
+  row.score = h.hit.score;
+  if (r.scoring.dna) row.sstrand = minus ? "minus" : "plus";
+  if (const auto& ka = r.scoring.statistics) {
+    row.bitscore = bit_score(h.hit.score, *ka);
+    row.evalue = evalue(h.hit.score,
+                        {static_cast<double>(query_length), static_cast<double>(d.length),
+                         static_cast<double>(r.database.residues), static_cast<double>(r.database.sequences)},
+                        *ka);
+  }
+  return row;
+}
+
+// The rows of the queries searched as [first, end), appended to `out`.
+void write_hits(std::string& out, std::size_t first, std::size_t end, const HitRows& r) {
+  for (std::size_t q = first; q < end; q += r.strands.per_query())
+    for (const StrandHit& h : best_of_strands(r.top, q, r.strands.per_query())) out += r.format.line(row_of(r, h));
 }
 
 // The rows of every query, rank 0's alone (--split-database), a unit's worth of queries at a time.
-void write_every_query(AtomicOutput& out, const TabularFormat& format, const CodedSequences& queries,
-                       const TopHits& top, const Scoring& scoring, const DatabaseShare& database) {
-  for (std::size_t first = 0; first < queries.size(); first += kQueriesPerUnit) {
+void write_every_query(AtomicOutput& out, const HitRows& r) {
+  for (std::size_t first = 0; first < r.queries.size(); first += kQueriesPerUnit) {
     std::string text;
-    write_hits(text, first, std::min(queries.size(), first + kQueriesPerUnit), format, queries, top, scoring,
-               database.residues, database.sequences);
+    write_hits(text, first, std::min(r.queries.size(), first + kQueriesPerUnit), r);
     out.write(text);
   }
 }
@@ -332,17 +395,15 @@ void write_every_query(AtomicOutput& out, const TabularFormat& format, const Cod
 // The rows of this rank's units of queries, written by rank 0 in input order; returns what every
 // rank did (rank 0) or this rank's share.
 std::vector<dist::RankShare> write_in_units(std::optional<AtomicOutput>& out, const dist::ItemUnits& units,
-                                            const TabularFormat& format, const CodedSequences& queries,
-                                            const TopHits& top, const Scoring& scoring,
-                                            const DatabaseShare& database) {
+                                            const HitRows& r) {
   dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
   units.for_each_mine([&](std::size_t unit, std::size_t first, std::size_t end) {
     std::string text;
-    write_hits(text, first, end, format, queries, top, scoring, database.residues, database.sequences);
+    write_hits(text, first, end, r);
     ordered.write(unit, text);
     ordered.end(unit);
   });
-  return ordered.finish(units.count(), {queries.size()});
+  return ordered.finish(units.count(), {r.queries.size() / r.strands.per_query()});
 }
 
 // Devices: the CPU kernel on the threads, one worker per GPU with a core of its own (it unpacks
@@ -410,14 +471,17 @@ DatabaseShare score_chunks(RankChunks& rank_chunks, CodedSequences& chunk, std::
 }
 
 // The run's summary line: sizes, cells and GCUPS (scoring and top-hit alignment), time and memory.
-void log_search(const CodedSequences& queries, const DatabaseShare& database, const Scoring& scoring,
-                const std::vector<engine::DeviceReport>& reports, const StepSeconds& steps, double wall_seconds) {
+void log_search(const CodedSequences& queries, QueryStrands strands, const DatabaseShare& database,
+                const Scoring& scoring, const std::vector<engine::DeviceReport>& reports, const StepSeconds& steps,
+                double wall_seconds) {
   const double scoring_seconds = steps.scoring + steps.tracebacks;
   double cells = 0;
   for (const auto& r : reports) cells += r.cells;
-  log_info("searched {} {} queries ({} residues) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
+  const char* strand_text = !scoring.dna ? "" : strands.per_query() == 2 ? ", both strands" : strands.minus ? ", minus strand" : ", plus strand";
+  log_info("searched {} {} queries ({} residues{}) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
            "{:.3g} cells in {:.2f} s ({:.2f} GCUPS, top hits aligned), {:.2f} s in all, peak memory {:.0f} MiB",
-           queries.size(), scoring.dna ? "DNA" : "protein", queries.residues.size(), database.sequences,
+           queries.size() / strands.per_query(), scoring.dna ? "DNA" : "protein",
+           queries.residues.size() / strands.per_query(), strand_text, database.sequences,
            database.residues, database.chunks_seen, database.chunks_seen == 1 ? "" : "s", scoring.matrix.name(),
            scoring.gap_open, scoring.gap_extend, cells, scoring_seconds, cells / std::max(1e-9, scoring_seconds) / 1e9,
            wall_seconds, peak_memory_mib());
@@ -469,15 +533,17 @@ void run_search(const SearchOptions& given) {
   dist::check_same_inputs({given.queries, given.database});
   SearchOptions o = given;
   const auto start = Clock::now();
-  const std::vector<SequenceRecord> records = read_queries(o.queries);
+  std::vector<SequenceRecord> records = read_queries(o.queries);
   const Scoring scoring = prepare_scoring(o, o.type == SequenceType::automatic ? detect_type(records) : o.type);
-  const CodedSequences all_queries = encode_queries(records, scoring.matrix, o.queries);
+  const QueryStrands strands = query_strands(o, scoring.dna);
+  const CodedSequences all_queries =
+      encode_queries(searched_strands(std::move(records), strands), scoring.matrix, o.queries);
   // The queries read (from a pipe too) and the database's size decide whether CUDA starts.
   const engine::GpuStart gpu_start =
       engine::plan_gpu_start(o.device, [&] { return too_few_cells_for_gpus(o, all_queries.residues.size()); });
   // MPI ranks take the queries in units of consecutive queries, in turn, and each searches the
   // whole database; or, with the database split, each scores every query against its own chunks.
-  const dist::ItemUnits units(all_queries.size(), kQueriesPerUnit);
+  const dist::ItemUnits units(all_queries.size(), kQueriesPerUnit, strands.per_query());
   CodedSequences query_share;
   const CodedSequences& queries = o.split_database ? all_queries : units.share_of(all_queries, query_share);
   const unsigned threads = std::max(1u, o.threads);
@@ -512,10 +578,11 @@ void run_search(const SearchOptions& given) {
   warn_unknown_letters(database.unknown, scoring.matrix, o.database);
   const auto step_start = Clock::now();
   std::vector<dist::RankShare> query_shares;
+  const HitRows rows{format, queries, strands, top, scoring, database};
   if (o.split_database)
-    write_every_query(*out, format, queries, top, scoring, database);
+    write_every_query(*out, rows);
   else
-    query_shares = write_in_units(out, units, format, queries, top, scoring, database);
+    query_shares = write_in_units(out, units, rows);
   if (!out) return;
   out->commit();
   steps.writing = seconds_since(step_start);
@@ -524,7 +591,7 @@ void run_search(const SearchOptions& given) {
     const std::string cells = fmt::format("{:.3g} cells", devices.work_counted());
     log_info("{}", engine::small_job_line(scored_before_gpus_started(cells)));
   }
-  log_search(queries, database, scoring, scorer.reports(), steps, seconds_since(start));
+  log_search(queries, strands, database, scoring, scorer.reports(), steps, seconds_since(start));
   engine::log_device_reports(scorer.reports());
   if (o.split_database)
     log_shares(database_shares);

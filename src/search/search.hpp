@@ -10,6 +10,8 @@
 namespace hyalign::search {
 
 enum class SequenceType { automatic, protein, dna };
+// The strands of a DNA query searched (BLAST's -strand): both by default, each hit on its own row.
+enum class Strands { both, plus, minus };
 
 struct SearchOptions {
   std::string queries;
@@ -20,7 +22,8 @@ struct SearchOptions {
   int match = 2, mismatch = -3;                  // DNA
   // Which scoring options the user gave: a protein matrix for DNA, or DNA scores for proteins, is
   // an error, not silently unused.
-  bool matrix_given = false, dna_scores_given = false;
+  bool matrix_given = false, dna_scores_given = false, strands_given = false;
+  Strands strands = Strands::both;
   std::size_t top = 10;
   std::string outfmt = "6";
   std::string out = "-";

@@ -50,6 +50,7 @@ class TopHits {
   void merge(std::size_t q, std::vector<FoundHit> found);
 
   std::size_t queries() const { return best_.size(); }
+  std::size_t k() const { return best_.k(); }
   std::span<const engine::ScoredTarget> of(std::size_t q) const { return best_.of(q); }
   const HitDetails& details(std::size_t q, std::size_t target) const { return details_[q].at(target); }
 

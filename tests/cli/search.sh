@@ -60,6 +60,13 @@ printf '>d1\nACGTACGTTTGACCA\n' >dna_q.fa
 printf '>t1\nGGGACGTACGTTTGACCAGGG\n>t2\nTTTTTTTT\n' >dna_db.fa
 "$hyalign" search -q dna_q.fa -d dna_db.fa --outfmt '6 qseqid sseqid score' -o dna.tsv 2>/dev/null
 [ "$(head -1 dna.tsv)" = $'d1\tt1\t30' ] && ok dna_detected_and_scored || { fail dna_detected_and_scored; cat dna.tsv; }
+# Both strands of a DNA query by default, as blastn: a hit of its reverse complement is on the minus
+# strand, with the query's own positions and the subject's from end to start; --strand picks one.
+printf '>rc\nTTTTTTTTGGTCAAACGTACGTGGG\n' >dna_rc_db.fa
+dna_rows() { "$hyalign" search -q dna_q.fa -d dna_rc_db.fa "$@" --outfmt '6 qseqid sseqid qstart qend sstart send score sstrand' 2>/dev/null; }
+[ "$(dna_rows | head -1)" = $'d1\trc\t1\t15\t22\t8\t30\tminus' ] && ok dna_minus_strand_hit || { fail dna_minus_strand_hit; dna_rows; }
+[ "$(dna_rows --strand plus)" = "$(dna_rows | grep -w plus)" ] && [ "$(dna_rows --strand minus)" = "$(dna_rows | grep -w minus)" ] &&
+  ok dna_strand_option || { fail dna_strand_option; dna_rows --strand plus; }
 
 # bad input: one error line, non-zero exit, no output file
 expect_error() {
@@ -111,7 +118,7 @@ columns='6 qseqid sseqid evalue bitscore score qlen slen'
 "$hyalign" search -q "$data/blast/protein_queries.fasta" -d "$data/blast/proteins.fasta" -k 1000 --outfmt "$columns" \
   -o blastp_like.tsv 2>/dev/null
 same_as_blast evalues_as_blastp "$data/blast/blastp.tsv" blastp_like.tsv 3000
-"$hyalign" search -q "$data/blast/dna_queries.fasta" -d "$data/papara/q2_16S/ref.fasta" -k 1000 --outfmt "$columns" \
+"$hyalign" search -q "$data/blast/dna_queries.fasta" -d "$data/papara/q2_16S/ref.fasta" --strand plus -k 1000 --outfmt "$columns" \
   -o blastn_like.tsv 2>/dev/null
 same_as_blast evalues_as_blastn "$data/blast/blastn.tsv" blastn_like.tsv 3400
 

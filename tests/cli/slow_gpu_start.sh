@@ -84,9 +84,9 @@ size_unknown_job() {
   cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.pipe") && ok "${name}_auto_pipe_output" ||
     fail "${name}_auto_pipe_output"
   gzip -c "$input" >"$input.gz"
-  slow "$hyalign" "$@" "$input.gz" --device auto -o "$name.gz" 2>"$name.gz.log" || fail "${name}_auto_gzip_exit"
+  slow "$hyalign" "$@" "$input.gz" --device auto -o "$name.from_gzip" 2>"$name.gz.log" || fail "${name}_auto_gzip_exit"
   [ ! -e driver_called ] && ok "${name}_auto_small_gzip_starts_no_gpus" || fail "${name}_auto_small_gzip_starts_no_gpus"
-  cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.gz") && ok "${name}_auto_gzip_output" ||
+  cmp -s <(grep -v '^@PG' "$name.cpu") <(grep -v '^@PG' "$name.from_gzip") && ok "${name}_auto_gzip_output" ||
     fail "${name}_auto_gzip_output"
 }
 size_unknown_job search query.fa search -d db.fa -q

@@ -30,14 +30,15 @@ std::string random_sequence(std::mt19937& rng, const std::string& letters, std::
   return s;
 }
 
-// score for (query id, db id) from "qseqid sseqid score" output
+// score for (query id, db id + strand) from "qseqid sseqid score sstrand" output (strand: plus or
+// minus for DNA, N/A for protein)
 std::map<std::pair<std::string, std::string>, int> run(const search::SearchOptions& o) {
   search::run_search(o);
   std::ifstream in(o.out);
   std::map<std::pair<std::string, std::string>, int> scores;
-  std::string q, s;
+  std::string q, s, strand;
   int score;
-  while (in >> q >> s >> score) scores[{q, s}] = score;
+  while (in >> q >> s >> score >> strand) EXPECT_TRUE(scores.insert({{q, s + " " + strand}, score}).second) << q << " " << s;
   return scores;
 }
 
@@ -78,8 +79,8 @@ void check_against_parasail(engine::DeviceChoice device, bool dna, const std::st
   o.matrix = matrix_name;
   o.gap_open = open;
   o.gap_extend = extend;
-  o.top = db.size();
-  o.outfmt = "6 qseqid sseqid score";
+  o.top = db.size() * (dna ? 2 : 1);  // DNA: a hit on each strand
+  o.outfmt = "6 qseqid sseqid score sstrand";
   o.out = (dir.path / "out.tsv").string();
   o.threads = 2;
   o.chunk_residues = 5000;  // several chunks
@@ -88,19 +89,28 @@ void check_against_parasail(engine::DeviceChoice device, bool dna, const std::st
 
   const parasail_matrix_t* matrix = dna ? parasail_matrix_create("ACGT", 2, -3) : parasail_matrix_lookup(matrix_name.c_str());
   ASSERT_NE(matrix, nullptr);
+  const std::vector<std::string> strands = dna ? std::vector<std::string>{"plus", "minus"} : std::vector<std::string>{"N/A"};
   for (std::size_t q = 0; q < queries.size(); ++q)
-    for (std::size_t d = 0; d < db.size(); ++d) {
-      // parasail's open is the cost of a gap's first position: BLAST's open + extend.
-      parasail_result_t* r = parasail_sw(queries[q].c_str(), static_cast<int>(queries[q].size()), db[d].c_str(),
-                                         static_cast<int>(db[d].size()), open + extend, extend, matrix);
-      const int expected = parasail_result_get_score(r);
-      parasail_result_free(r);
-      const auto it = scores.find({"q" + std::to_string(q), "d" + std::to_string(d)});
-      if (expected > 0) {
-        ASSERT_NE(it, scores.end()) << "q" << q << " d" << d << " (parasail score " << expected << ") not reported";
-        ASSERT_EQ(it->second, expected) << "q" << q << " d" << d;
-      } else {
-        EXPECT_EQ(it, scores.end()) << "zero-score pair reported";
+    for (const std::string& strand : strands) {
+      std::string query = queries[q];
+      if (strand == "minus") {
+        std::reverse(query.begin(), query.end());
+        for (char& c : query) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+      }
+      for (std::size_t d = 0; d < db.size(); ++d) {
+        // parasail's open is the cost of a gap's first position: BLAST's open + extend.
+        parasail_result_t* r = parasail_sw(query.c_str(), static_cast<int>(query.size()), db[d].c_str(),
+                                           static_cast<int>(db[d].size()), open + extend, extend, matrix);
+        const int expected = parasail_result_get_score(r);
+        parasail_result_free(r);
+        const auto it = scores.find({"q" + std::to_string(q), "d" + std::to_string(d) + " " + strand});
+        if (expected > 0) {
+          ASSERT_NE(it, scores.end()) << "q" << q << " d" << d << " " << strand << " (parasail score " << expected
+                                      << ") not reported";
+          ASSERT_EQ(it->second, expected) << "q" << q << " d" << d << " " << strand;
+        } else {
+          EXPECT_EQ(it, scores.end()) << "zero-score pair reported";
+        }
       }
     }
   if (dna) parasail_matrix_free(const_cast<parasail_matrix_t*>(matrix));
