@@ -210,10 +210,13 @@ class ChunkScorer {
               unsigned threads)
       : devices_(devices), queries_(queries), top_(top), threads_(threads) {}
 
+  // Counts a chunk read: its cells start held GPUs (a database from a pipe or a small gzip file)
+  // once past their bound.
+  void count(const CodedSequences& chunk) {
+    devices_.count_work(static_cast<double>(queries_.residues.size()) * static_cast<double>(chunk.residues.size()));
+  }
   // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
   void score(const CodedSequences& chunk, std::size_t chunk_number) {
-    // The chunk's cells, which start held GPUs (a small gzip database) once past their bound.
-    devices_.count_work(static_cast<double>(queries_.residues.size()) * static_cast<double>(chunk.residues.size()));
     const kernels::SwSequences targets = chunk.view();
     const std::size_t width = block_width(chunk.size());
     engine::TileQueue queue(chunk.size(), width, queries_.size(), 1, engine::TileOrder::target_blocks_outer);
@@ -446,6 +449,7 @@ DatabaseShare score_chunks(RankChunks& rank_chunks, CodedSequences& chunk, std::
   bool more = first_chunk.get();
   steps.reading_waited += seconds_since(step_start);
   for (; more; std::swap(chunk, next_chunk)) {
+    work.scorer.count(chunk);  // before reading ahead: a chunk that starts the GPUs is scored as they start
     const bool read_ahead = work.scorer.reads_ahead();
     std::future<bool> ahead;
     if (read_ahead) ahead = read_in_background([&] { return rank_chunks.next(next_chunk); });

@@ -93,11 +93,14 @@ Found gpu_seeds(const index::SuffixIndex& index, const map::MapParams& params, k
     for (std::uint32_t m = r == 0 ? 0 : ends[r - 1]; m < ends[r]; ++m) {
       const kernels::SeedMatch& match = matches[m];
       if (match.family) found.family[r].push_back({match.begin, match.family_end()});
-      if (match.hi - match.lo > params.max_occurrences) {
+      // More copies than -c: flagged, and -c of them taken at even steps through the rows.
+      const std::uint32_t copies = match.hi - match.lo;
+      std::uint32_t step = 1;
+      if (copies > params.max_occurrences) {
         found.repetitive[r] = 1;
-        continue;
+        step = copies / params.max_occurrences;
       }
-      for (std::uint32_t row = match.lo; row < match.hi; ++row)
+      for (std::uint32_t row = match.lo, taken = 0; row < match.hi && taken < params.max_occurrences; row += step, ++taken)
         found.hits[r].push_back({sa[row] - match.back, match.begin, match.length, false});
     }
   }
