@@ -50,6 +50,16 @@ int run(int argc, char** argv) {
 #ifdef HYALIGN_HAVE_MAP
   hyalign::cli::add_map_command(app, action, command_line);
 #endif
+  // No tool, or one hyalign lacks: say which there are (CLI11 says only that one is required).
+  std::string tools;
+  bool known = false;
+  for (const CLI::App* tool : app.get_subcommands([](CLI::App*) { return true; })) {
+    tools += (tools.empty() ? "" : ", ") + tool->get_name();
+    known |= argc > 1 && tool->get_name() == argv[1];
+  }
+  if (argc < 2) return report("error", fmt::format("name a tool: hyalign TOOL [options] ({})", tools).c_str(), 2);
+  if (argv[1][0] != '-' && !known)
+    return report("error", fmt::format("unknown tool '{}' (the tools: {})", argv[1], tools).c_str(), 2);
   try {
     std::vector<std::string> args = hyalign::cli::mummer_style_arguments(argc, argv);
     std::vector<char*> arg_pointers;

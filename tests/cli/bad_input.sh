@@ -189,6 +189,7 @@ check_error gap_extend_range 'gap-extend: Value 1001 not in range' -- search "${
 check_error match_range 'match: Value 0 not in range \[\?1 \(to\|-\) 127' -- search "${search_args[@]}" --match 0
 check_error mismatch_range 'mismatch: Value 5 not in range \[\?-128 \(to\|-\) -1' -- search "${search_args[@]}" --mismatch 5
 check_error top_range 'top: Value 0 not in range' -- search "${search_args[@]}" -k 0
+check_error unknown_tool "unknown tool 'bogus' (the tools: papara, search, mem" -- bogus -x
 check_error strand_for_proteins '--strand: the queries are protein' -- search "${search_args[@]}" --strand plus
 check_error match_for_proteins '--match/--mismatch score DNA, and the queries are protein' -- search "${search_args[@]}" --match 3
 printf '>d\nACGTACGTTTGACCATGCATGCAAGGTTACG\n' >dna_query.fa
