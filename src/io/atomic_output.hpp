@@ -56,4 +56,8 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
+// A UsageError for an output name whose ending promises compression (.gz, .bgz, .bz2, .xz, .zst):
+// `written` (the format the tool writes, uncompressed) under such a name would be silently wrong.
+void check_uncompressed_name(std::string_view path, std::string_view written);
+
 }  // namespace hyalign

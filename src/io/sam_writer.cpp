@@ -63,11 +63,11 @@ SamHeader::~SamHeader() { sam_hdr_destroy(header_); }
 bool is_bam_path(std::string_view path) { return ends_with(path, ".bam"); }
 
 void check_sam_path(std::string_view path) {
-  for (const std::string_view other : {".cram", ".gz", ".bgz", ".bz2", ".xz", ".zst"})
-    if (ends_with(path, other))
-      throw UsageError(fmt::format("-o {}: the output is SAM, or BAM for a name ending in .bam, not {} (samtools "
-                                   "view converts SAM and BAM)",
-                                   path, other));
+  if (ends_with(path, ".cram"))
+    throw UsageError(fmt::format("-o {}: the output is SAM, or BAM for a name ending in .bam, not CRAM (samtools "
+                                 "view converts SAM and BAM)",
+                                 path));
+  check_uncompressed_name(path, "SAM, or BAM for a name ending in .bam");
 }
 
 void pack_record(const bam1_t* record, std::string& out) {

@@ -493,6 +493,7 @@ std::optional<std::string> too_few_queries_for_gpus(const MemOptions& options) {
 
 void run_mem(const MemOptions& given) {
   std::optional<AtomicOutput> out;  // rank 0's; opened first: an unwritable output fails before any work
+  check_uncompressed_name(given.out, "MUMmer's text");
   if (dist::writes_output()) out.emplace(given.out);
   std::vector<std::string> inputs = given.queries;
   inputs.push_back(given.reference);

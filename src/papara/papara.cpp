@@ -41,6 +41,7 @@ class PaparaOutputs {
       if (!options.command_line.empty()) log_->write(fmt::format("command: {}\n", options.command_line));
       Log::instance().set_copy([file = &*log_](std::string_view line) { file->write(line); });
     }
+    check_uncompressed_name(alignment_path_, "an alignment as text");
     alignment_.emplace(alignment_path_);
     if (compat_files_) quality_.emplace("papara_quality." + options.run_name);
   }

@@ -533,6 +533,7 @@ void run_search(const SearchOptions& given) {
   if (given.top == 0) throw UsageError("-k/--top must be at least 1");
   const TabularFormat format = TabularFormat::parse(given.outfmt);
   std::optional<AtomicOutput> out;  // rank 0's; opened first: an unwritable output fails before any work
+  check_uncompressed_name(given.out, "BLAST tabular text");
   if (dist::writes_output()) out.emplace(given.out);
   dist::check_same_inputs({given.queries, given.database});
   SearchOptions o = given;

@@ -247,6 +247,8 @@ printf '>a\n>b\n' >mem_no_letters.fa
 head -c 100 mem_ref.hymi >mem_truncated.hymi
 cp mem_ref.hymi mem_damaged.hymi && printf 'x' | dd of=mem_damaged.hymi bs=1 seek=120 conv=notrunc 2>/dev/null
 check_error mem_missing_reference 'nope.fa' -- mem "$w/nope.fa" "$w/mem_q.fa"
+check_error mem_gzip_output "-o matches.gz: the output is MUMmer's text, not .gz" -- mem -o matches.gz "$w/mem_q.fa" "$w/mem_q.fa"
+check_error search_gzip_output '-o hits.tsv.gz: the output is BLAST tabular text, not .gz' -- search "${search_args[@]}" -o hits.tsv.gz
 check_error mem_empty_reference 'empty.fa' -- mem "$w/empty.fa" "$w/mem_q.fa"
 check_error mem_reference_without_letters 'no sequence letters' -- mem "$w/mem_no_letters.fa" "$w/mem_q.fa"
 check_error mem_binary_reference 'garbage.bin' -- mem "$w/garbage.bin" "$w/mem_q.fa"
