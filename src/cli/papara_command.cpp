@@ -60,6 +60,12 @@ void add_papara_command(CLI::App& app, Action& action, const std::string& comman
       ->capture_default_str();
   cmd->add_option("-n,--name", options->run_name,
                   "Run name: writes papara_alignment.NAME, papara_log.NAME, papara_quality.NAME")
+      ->check(CLI::Validator(
+          [](const std::string& name) -> std::string {
+            if (name.empty() || name == "." || name == "..") return "the run name '" + name + "' names no file";
+            return "";
+          },
+          "NAME"))
       ->capture_default_str();
   cmd->add_flag("-r,--no-ref-gaps", options->no_reference_gaps,
                 "Do not add columns for query insertions (inserted residues are dropped)");

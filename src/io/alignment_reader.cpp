@@ -1,5 +1,6 @@
 #include "io/alignment_reader.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <unordered_map>
@@ -76,8 +77,14 @@ std::string split_name_line(std::string_view text, bool strict, std::string& nam
   return {};
 }
 
-std::string length_problem(const Phylip& in, const std::string& name, std::size_t found) {
-  return fmt::format("sequence '{}' has {} characters, the PHYLIP header (line {}) says {}", name, found,
+// Why a row's `data` is not as long as the header says. A byte that is no ASCII character (a UTF-8
+// letter takes two or more) is named first: it, not the row, is what is wrong.
+std::string length_problem(const Phylip& in, const std::string& name, std::string_view data) {
+  const auto wide = std::find_if(data.begin(), data.end(), [](char c) { return static_cast<unsigned char>(c) > 0x7f; });
+  if (wide != data.end())
+    return fmt::format("sequence '{}', column {}: the byte 0x{:02x} is no ASCII character (one per column)", name,
+                       wide - data.begin() + 1, static_cast<unsigned char>(*wide));
+  return fmt::format("sequence '{}' has {} characters, the PHYLIP header (line {}) says {}", name, data.size(),
                      in.header_line, in.columns);
 }
 
@@ -99,7 +106,7 @@ Attempt parse_sequential(const Phylip& in, bool strict) {
       return out;
     }
     if (data.size() > in.columns) {
-      out.failure = Failure{first.number, length_problem(in, name, data.size())};
+      out.failure = Failure{first.number, length_problem(in, name, data)};
       return out;
     }
     bool continued = false;
@@ -111,14 +118,14 @@ Attempt parse_sequential(const Phylip& in, bool strict) {
                                           fmt::format("sequence '{}' (line {}) continues here to {} characters, "
                                                       "the PHYLIP header (line {}) says {}",
                                                       name, first.number, data.size(), in.header_line, in.columns)}
-                                : Failure{first.number, length_problem(in, name, before)};
+                                : Failure{first.number, length_problem(in, name, std::string_view(data).substr(0, before))};
         return out;
       }
       continued = true;
       ++idx;
     }
     if (data.size() < in.columns) {
-      out.failure = Failure{first.number, length_problem(in, name, data.size())};
+      out.failure = Failure{first.number, length_problem(in, name, data)};
       return out;
     }
     a.names.push_back(name);
@@ -194,7 +201,7 @@ Attempt parse_interleaved(const Phylip& in, bool strict) {
   }
   for (std::size_t r = 0; r < n; ++r) {
     if (a.rows[r].size() != in.columns) {
-      out.failure = Failure{a.name_lines[r], length_problem(in, a.names[r], a.rows[r].size())};
+      out.failure = Failure{a.name_lines[r], length_problem(in, a.names[r], a.rows[r])};
       return out;
     }
   }

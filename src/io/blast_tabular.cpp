@@ -34,26 +34,37 @@ std::string format_bitscore(double b) {
 
 }  // namespace
 
+TabularFormat::Column TabularFormat::column_named(std::string_view name) {
+  auto it = std::find_if(kColumnNames.begin(), kColumnNames.end(), [&](const auto& c) { return c.first == name; });
+  if (it == kColumnNames.end())
+    throw UsageError(fmt::format("--outfmt: unknown column '{}' (supported: std {})", name, supported_columns()));
+  return static_cast<Column>(it->second);
+}
+
 TabularFormat TabularFormat::parse(std::string_view outfmt) {
   TabularFormat f;
   std::vector<std::string_view> words;
   std::size_t pos = 0;
+  constexpr std::string_view kSpace = " \t";
   while (pos < outfmt.size()) {
-    const std::size_t start = outfmt.find_first_not_of(' ', pos);
+    const std::size_t start = outfmt.find_first_not_of(kSpace, pos);
     if (start == std::string_view::npos) break;
-    const std::size_t end = std::min(outfmt.find(' ', start), outfmt.size());
+    const std::size_t end = std::min(outfmt.find_first_of(kSpace, start), outfmt.size());
     words.push_back(outfmt.substr(start, end - start));
     pos = end;
   }
   if (words.empty() || words[0] != "6")
     throw UsageError(fmt::format("--outfmt '{}': only BLAST tabular format 6 is supported", outfmt));
-  if (words.size() == 1) words = {"6", "qseqid", "sseqid", "pident", "length", "mismatch", "gapopen", "qstart",
-                                  "qend", "sstart", "send", "evalue", "bitscore"};
+  // BLAST+'s 12 default columns, which "std" stands for too.
+  constexpr std::array<std::string_view, 12> kStandard{"qseqid", "sseqid", "pident", "length", "mismatch", "gapopen",
+                                                       "qstart", "qend",   "sstart", "send",   "evalue",   "bitscore"};
+  if (words.size() == 1) words.push_back("std");
   for (std::size_t i = 1; i < words.size(); ++i) {
-    auto it = std::find_if(kColumnNames.begin(), kColumnNames.end(), [&](const auto& c) { return c.first == words[i]; });
-    if (it == kColumnNames.end())
-      throw UsageError(fmt::format("--outfmt: unknown column '{}' (supported: {})", words[i], supported_columns()));
-    f.columns_.push_back(static_cast<Column>(it->second));
+    if (words[i] == "std") {
+      for (std::string_view standard : kStandard) f.columns_.push_back(column_named(standard));
+      continue;
+    }
+    f.columns_.push_back(column_named(words[i]));
   }
   return f;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // BLAST tabular output (-outfmt 6): the default 12 columns or a custom list such as
-// "6 qseqid sseqid score qlen slen". Numbers are formatted as BLAST+ formats them.
+// "6 qseqid sseqid score qlen slen" or "6 std qlen slen" (std: the default 12). Numbers are formatted as BLAST+ formats them.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -28,6 +28,7 @@ class TabularFormat {
  private:
   enum class Column { qseqid, sseqid, pident, length, mismatch, gapopen, qstart, qend, sstart, send, evalue, bitscore,
                       score, qlen, slen, nident, gaps, sstrand };
+  static Column column_named(std::string_view name);  // UsageError for a name BLAST's list lacks here
   std::vector<Column> columns_;
 };
 

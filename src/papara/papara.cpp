@@ -31,11 +31,14 @@ class PaparaOutputs {
   explicit PaparaOutputs(const PaparaOptions& options)
       : compat_files_(!options.out.has_value()),
         alignment_path_(compat_files_ ? "papara_alignment." + options.run_name : *options.out) {
-    std::error_code cannot_look;  // a log that cannot be looked at is found when it is written
-    if (compat_files_ && options.run_name != "default" && !options.force &&
-        std::filesystem::exists("papara_log." + options.run_name, cannot_look))
-      throw UsageError(fmt::format("papara_log.{} exists: choose another run name (-n) or overwrite with -f",
-                                   options.run_name));
+    // PaPaRa refuses a run name whose log exists; hyalign refuses one whose alignment or quality
+    // file exists too (a log deleted by hand must not let a finished alignment be replaced).
+    std::error_code cannot_look;  // a file that cannot be looked at is found when it is written
+    if (compat_files_ && options.run_name != "default" && !options.force)
+      for (const char* file : {"papara_log.", "papara_alignment.", "papara_quality."})
+        if (std::filesystem::exists(file + options.run_name, cannot_look))
+          throw UsageError(fmt::format("{}{} exists: choose another run name (-n) or overwrite with -f", file,
+                                       options.run_name));
     if (compat_files_) {
       log_.emplace("papara_log." + options.run_name);
       if (!options.command_line.empty()) log_->write(fmt::format("command: {}\n", options.command_line));

@@ -110,6 +110,16 @@ if (cd out && ! "$hyalign" papara -t "$w/tree.nwk" -s "$w/ref.phy" -q "$w/querie
 else
   echo "FAIL existing_run_name"; failures=$((failures + 1))
 fi
+# ... nor is a run's alignment whose log is gone.
+rm -rf out && mkdir out && echo old >out/papara_alignment.X
+if (cd out && ! "$hyalign" papara -t "$w/tree.nwk" -s "$w/ref.phy" -q "$w/queries.fa" -n X 2>err) &&
+   grep -q 'papara_alignment.X exists' out/err && [ "$(cat out/papara_alignment.X)" = old ]; then
+  ok existing_run_alignment
+else fail existing_run_alignment; fi
+check_error empty_run_name "the run name '' names no file" -- papara -t "$w/tree.nwk" -s "$w/ref.phy" -q "$w/queries.fa" -n ''
+# A byte that is no ASCII character is named, not taken for a row of the wrong length.
+awk 'NR == 2 { $0 = substr($0, 1, 12) "\303\251" substr($0, 14) } { print }' "$w/ref.phy" >ref_utf8.phy
+check_error phylip_not_ascii "ref_utf8.phy:2: sequence 'A', column 5: the byte 0xc3 is no ASCII character" -- papara -t "$w/tree.nwk" -s "$w/ref_utf8.phy" -q "$w/queries.fa" -n X
 
 
 # ---- Nothing is lost: every write checked through close (docs/contract.md) ----

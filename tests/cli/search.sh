@@ -55,6 +55,13 @@ else
   grep -q 'no usable GPU' dev.log && [ ! -e dev.tsv ] && echo "SKIPPED device_gpu: $(cat dev.log)" || fail device_gpu
 fi
 
+# --outfmt takes BLAST's "std" (the 12 default columns) and tabs between its words.
+"$hyalign" search -q queries.fa -d db.fa -o std.tsv 2>/dev/null
+"$hyalign" search -q queries.fa -d db.fa --outfmt '6 std qlen' -o std_qlen.tsv 2>/dev/null
+"$hyalign" search -q queries.fa -d db.fa --outfmt $'6\tqseqid\tsseqid' -o tabs.tsv 2>/dev/null
+[ -s std.tsv ] && [ "$(cut -f 1-12 std_qlen.tsv)" = "$(cat std.tsv)" ] && [ "$(cut -f 1-2 std.tsv)" = "$(cat tabs.tsv)" ] &&
+  ok outfmt_std_and_tabs || fail outfmt_std_and_tabs
+
 # DNA is detected from the queries
 printf '>d1\nACGTACGTTTGACCA\n' >dna_q.fa
 printf '>t1\nGGGACGTACGTTTGACCAGGG\n>t2\nTTTTTTTT\n' >dna_db.fa
