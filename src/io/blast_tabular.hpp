@@ -16,6 +16,9 @@ struct TabularHit {
   int score = 0;
   std::optional<double> evalue, bitscore;  // absent when no statistics exist for the scoring
   std::string_view sstrand = "N/A";        // plus or minus for DNA, as BLAST writes it
+  // Filled only where the format has a column of them (needs_aligned_letters).
+  std::string qseq, sseq;    // the aligned letters, gaps as '-'
+  std::size_t positive = 0;  // aligned pairs the matrix scores above 0
 };
 
 class TabularFormat {
@@ -23,11 +26,13 @@ class TabularFormat {
   // "6" or "6 col col ...". Throws UsageError for another format number or an unknown column.
   static TabularFormat parse(std::string_view outfmt);
   std::string line(const TabularHit& hit) const;  // with its newline
+  // Whether a column shows the aligned letters (qseq, sseq) or what they give (positive).
+  bool needs_aligned_letters() const;
   static std::string supported_columns();
 
  private:
   enum class Column { qseqid, sseqid, pident, length, mismatch, gapopen, qstart, qend, sstart, send, evalue, bitscore,
-                      score, qlen, slen, nident, gaps, sstrand };
+                      score, qlen, slen, nident, gaps, sstrand, qseq, sseq, positive };
   static Column column_named(std::string_view name);  // UsageError for a name BLAST's list lacks here
   std::vector<Column> columns_;
 };

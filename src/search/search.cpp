@@ -309,7 +309,13 @@ void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSe
     const std::size_t index = index_of_id[h.hit.target - first_id];
     *h.details = {std::string(chunk.name(index)), chunk.length(index),
                   kernels::sw_align_hit(queries.sequence(h.query), chunk.sequence(index), scoring, h.hit.score,
-                                        kernel)};
+                                        kernel),
+                  {}};
+    const kernels::SwAlignment& a = h.details->alignment;
+    if (a.length > 0) {
+      const auto aligned = chunk.sequence(index).subspan(a.target_start - 1, a.target_end - a.target_start + 1);
+      h.details->target_codes.assign(aligned.begin(), aligned.end());
+    }
     if (h.details->alignment.score != h.hit.score)
       throw std::logic_error(fmt::format("query {}: traceback score {} differs from score {}", h.query,
                                          h.details->alignment.score, h.hit.score));
@@ -347,6 +353,40 @@ std::vector<StrandHit> best_of_strands(const TopHits& top, std::size_t first, st
   return hits;
 }
 
+// A hit's aligned letters, gaps as '-' (BLAST's qseq and sseq), and its positive columns (pairs
+// the matrix scores above 0), from its CIGAR; on the minus strand turned to the query's own strand,
+// the subject's letters complemented, as BLAST shows them.
+struct AlignedLetters {
+  std::string query, target;
+  std::size_t positive = 0;
+};
+AlignedLetters aligned_letters(const kernels::SwAlignment& a, std::span<const std::uint8_t> query,
+                               std::string_view target_codes, const ScoreMatrix& matrix, bool minus) {
+  AlignedLetters out;
+  std::size_t q = a.query_start - 1, t = 0;
+  for (std::size_t p = 0; p < a.cigar.size();) {
+    std::size_t run = 0;
+    while (a.cigar[p] >= '0' && a.cigar[p] <= '9') run = run * 10 + static_cast<std::size_t>(a.cigar[p++] - '0');
+    const char op = a.cigar[p++];
+    for (std::size_t k = 0; k < run; ++k) {
+      const bool in_query = op != 'D', in_target = op != 'I';
+      const auto target_code = in_target ? static_cast<std::uint8_t>(target_codes[t]) : std::uint8_t{0};
+      out.query.push_back(in_query ? matrix.decode(query[q]) : '-');
+      out.target.push_back(in_target ? matrix.decode(target_code) : '-');
+      out.positive += op == 'M' && matrix.score(query[q], target_code) > 0;
+      q += in_query;
+      t += in_target;
+    }
+  }
+  if (minus)
+    for (std::string* letters : {&out.query, &out.target}) {
+      std::reverse(letters->begin(), letters->end());
+      for (char& c : *letters)
+        if (c != '-') c = kComplementLetters[static_cast<unsigned char>(c)];
+    }
+  return out;
+}
+
 // One hit's row. A hit on the minus strand is given on the query's own strand, as BLAST gives it:
 // its query positions counted on the query, its subject positions from end to start.
 TabularHit row_of(const HitRows& r, const StrandHit& h) {
@@ -370,6 +410,13 @@ TabularHit row_of(const HitRows& r, const StrandHit& h) {
   row.slen = d.length;
   row.score = h.hit.score;
   if (r.scoring.dna) row.sstrand = minus ? "minus" : "plus";
+  if (r.format.needs_aligned_letters()) {
+    AlignedLetters letters =
+        aligned_letters(a, r.queries.sequence(h.searched), d.target_codes, r.scoring.matrix, minus);
+    row.qseq = std::move(letters.query);
+    row.sseq = std::move(letters.target);
+    row.positive = letters.positive;
+  }
   if (const auto& ka = r.scoring.statistics) {
     row.bitscore = bit_score(h.hit.score, *ka);
     row.evalue = evalue(h.hit.score,

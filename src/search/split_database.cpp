@@ -89,6 +89,7 @@ void pack_hit(Packer& out, const engine::ScoredTarget& hit, const HitDetails& de
     out.number(n);
   out.text(a.cigar);
   out.text(details.name);
+  out.text(details.target_codes);
 }
 
 TopHits::FoundHit unpack_hit(Unpacker& in) {
@@ -102,6 +103,7 @@ TopHits::FoundHit unpack_hit(Unpacker& in) {
     *n = in.number();
   a.cigar = in.text();
   f.details.name = in.text();
+  f.details.target_codes = in.text();
   return f;
 }
 

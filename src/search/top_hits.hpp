@@ -21,6 +21,7 @@ struct HitDetails {
   std::string name;
   std::size_t length = 0;
   kernels::SwAlignment alignment;
+  std::string target_codes;  // the target's aligned stretch (codes), for the qseq, sseq and positive columns
 };
 
 class TopHits {

@@ -72,6 +72,16 @@ printf '>t1\nGGGACGTACGTTTGACCAGGG\n>t2\nTTTTTTTT\n' >dna_db.fa
 printf '>rc\nTTTTTTTTGGTCAAACGTACGTGGG\n' >dna_rc_db.fa
 dna_rows() { "$hyalign" search -q dna_q.fa -d dna_rc_db.fa "$@" --outfmt '6 qseqid sseqid qstart qend sstart send score sstrand' 2>/dev/null; }
 [ "$(dna_rows | head -1)" = $'d1\trc\t1\t15\t22\t8\t30\tminus' ] && ok dna_minus_strand_hit || { fail dna_minus_strand_hit; dna_rows; }
+# qseq and sseq show a minus-strand hit on the query's strand, the subject's letters complemented.
+letters=$("$hyalign" search -q dna_q.fa -d dna_rc_db.fa --outfmt '6 sstrand qseq sseq' 2>/dev/null | head -1)
+[ "$letters" = $'minus\tACGTACGTTTGACCA\tACGTACGTTTGACCA' ] && ok dna_minus_strand_letters ||
+  { fail dna_minus_strand_letters; echo "$letters"; }
+# positive counts the pairs the matrix scores above 0 (BLOSUM62: I-L is 2), nident the equal ones.
+printf '>q\nMKTAYIAKQRQISFVKSHFSRQLEERLG\n' >positive_q.fa
+printf '>t\nGGGMKTAYLAKQRQISSFVKSHFSRQLEERLGWWW\n' >positive_t.fa
+[ "$("$hyalign" search -q positive_q.fa -d positive_t.fa --outfmt '6 qseq sseq positive nident' 2>/dev/null)" = \
+  $'MKTAYIAKQRQI-SFVKSHFSRQLEERLG\tMKTAYLAKQRQISSFVKSHFSRQLEERLG\t28\t27' ] && ok aligned_letters_and_positives ||
+  fail aligned_letters_and_positives
 [ "$(dna_rows --strand plus)" = "$(dna_rows | grep -w plus)" ] && [ "$(dna_rows --strand minus)" = "$(dna_rows | grep -w minus)" ] &&
   ok dna_strand_option || { fail dna_strand_option; dna_rows --strand plus; }
 

@@ -30,15 +30,36 @@ std::string random_sequence(std::mt19937& rng, const std::string& letters, std::
   return s;
 }
 
-// score for (query id, db id + strand) from "qseqid sseqid score sstrand" output (strand: plus or
-// minus for DNA, N/A for protein)
-std::map<std::pair<std::string, std::string>, int> run(const search::SearchOptions& o) {
+// The score of aligned letters (BLAST's qseq and sseq, gaps as '-') under parasail's matrix and
+// BLAST's gap costs (open + length * extend).
+long score_of_letters(const std::string& qseq, const std::string& sseq, const parasail_matrix_t* m, int open,
+                      int extend) {
+  long score = 0;
+  for (std::size_t i = 0; i < qseq.size(); ++i) {
+    const bool gap = qseq[i] == '-' || sseq[i] == '-';
+    const bool opens = gap && (i == 0 || (qseq[i] == '-' ? qseq[i - 1] != '-' : sseq[i - 1] != '-'));
+    if (gap)
+      score -= extend + (opens ? open : 0);
+    else
+      score += m->matrix[m->size * m->mapper[static_cast<unsigned char>(qseq[i])] +
+                         m->mapper[static_cast<unsigned char>(sseq[i])]];
+  }
+  return score;
+}
+
+// score for (query id, db id + strand) from "qseqid sseqid score sstrand qseq sseq" output (strand:
+// plus or minus for DNA, N/A for protein); every row's aligned letters must re-score to its score.
+std::map<std::pair<std::string, std::string>, int> run(const search::SearchOptions& o, const parasail_matrix_t* m) {
   search::run_search(o);
   std::ifstream in(o.out);
   std::map<std::pair<std::string, std::string>, int> scores;
-  std::string q, s, strand;
+  std::string q, s, strand, qseq, sseq;
   int score;
-  while (in >> q >> s >> score >> strand) EXPECT_TRUE(scores.insert({{q, s + " " + strand}, score}).second) << q << " " << s;
+  while (in >> q >> s >> score >> strand >> qseq >> sseq) {
+    EXPECT_TRUE(scores.insert({{q, s + " " + strand}, score}).second) << q << " " << s;
+    EXPECT_EQ(qseq.size(), sseq.size()) << q << " " << s;
+    EXPECT_EQ(score_of_letters(qseq, sseq, m, *o.gap_open, *o.gap_extend), score) << q << " " << s << " " << strand;
+  }
   return scores;
 }
 
@@ -80,15 +101,15 @@ void check_against_parasail(engine::DeviceChoice device, bool dna, const std::st
   o.gap_open = open;
   o.gap_extend = extend;
   o.top = db.size() * (dna ? 2 : 1);  // DNA: a hit on each strand
-  o.outfmt = "6 qseqid sseqid score sstrand";
+  o.outfmt = "6 qseqid sseqid score sstrand qseq sseq";
   o.out = (dir.path / "out.tsv").string();
   o.threads = 2;
   o.chunk_residues = 5000;  // several chunks
   o.device = device;
-  const auto scores = run(o);
-
   const parasail_matrix_t* matrix = dna ? parasail_matrix_create("ACGT", 2, -3) : parasail_matrix_lookup(matrix_name.c_str());
   ASSERT_NE(matrix, nullptr);
+  const auto scores = run(o, matrix);
+
   const std::vector<std::string> strands = dna ? std::vector<std::string>{"plus", "minus"} : std::vector<std::string>{"N/A"};
   for (std::size_t q = 0; q < queries.size(); ++q)
     for (const std::string& strand : strands) {
