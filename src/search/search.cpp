@@ -291,9 +291,12 @@ class ChunkScorer {
 };
 
 // ---- Step 5: trace back the hits of a chunk while its sequences are in memory ----
-// `kernel`: the user's --kernel, which tracebacks honour too.
+// `kernel`: the user's --kernel, which tracebacks honour too. With `keep_target_letters`, each hit
+// keeps the target's aligned stretch for the qseq, sseq and positive columns (only then: with -k
+// 1000 and many queries, the stretches would outweigh everything else kept).
 void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSequences& chunk,
-                      const kernels::SwScoring& scoring, engine::KernelChoice kernel, unsigned threads) {
+                      const kernels::SwScoring& scoring, engine::KernelChoice kernel, unsigned threads,
+                      bool keep_target_letters) {
   // Ids of a chunk are consecutive (SequenceSource), so a hit's position in the chunk is one lookup.
   const std::size_t first_id = chunk.empty() ? 0 : *std::min_element(chunk.ids.begin(), chunk.ids.end());
   std::vector<std::size_t> index_of_id(chunk.size());
@@ -312,7 +315,7 @@ void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSe
                                         kernel),
                   {}};
     const kernels::SwAlignment& a = h.details->alignment;
-    if (a.length > 0) {
+    if (keep_target_letters && a.length > 0) {
       const auto aligned = chunk.sequence(index).subspan(a.target_start - 1, a.target_end - a.target_start + 1);
       h.details->target_codes.assign(aligned.begin(), aligned.end());
     }
@@ -482,6 +485,7 @@ struct ChunkWork {
   const Scoring& scoring;
   const SearchOptions& o;
   unsigned threads;
+  bool keep_target_letters;  // the format shows aligned letters: each hit keeps its target stretch
 };
 
 // Scores this rank's chunks of the database, `chunk` first once `first_chunk` has read it. While
@@ -511,7 +515,8 @@ DatabaseShare score_chunks(RankChunks& rank_chunks, CodedSequences& chunk, std::
     work.scorer.score(sorted, ++mine.chunks);
     steps.scoring += seconds_since(step_start);
     step_start = Clock::now();
-    align_chunk_hits(work.top, work.queries, sorted, work.scoring.kernel(), work.o.kernel, work.threads);
+    align_chunk_hits(work.top, work.queries, sorted, work.scoring.kernel(), work.o.kernel, work.threads,
+                     work.keep_target_letters);
     steps.tracebacks += seconds_since(step_start);
     step_start = Clock::now();
     more = read_ahead ? ahead.get() : rank_chunks.next(next_chunk);
@@ -617,7 +622,7 @@ void run_search(const SearchOptions& given) {
   StepSeconds steps;
   steps.queries = seconds_since(start);
   DatabaseShare mine =
-      score_chunks(rank_chunks, chunk, first_chunk, {scorer, top, queries, scoring, o, threads}, steps);
+      score_chunks(rank_chunks, chunk, first_chunk, {scorer, top, queries, scoring, o, threads, format.needs_aligned_letters()}, steps);
   if (mine.chunks_seen == 0) throw InputError(o.database, "no database sequences");
   mine.unknown = source->unknown_letters();
 
