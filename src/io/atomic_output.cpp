@@ -4,9 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
-#include <cctype>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -19,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "io/text.hpp"
 
 namespace hyalign {
 namespace {
@@ -285,14 +284,8 @@ void AtomicOutput::name_unnamed_temporary() {
 }
 
 void check_uncompressed_name(std::string_view path, std::string_view written) {
-  const auto ends_with = [&](std::string_view tail) {
-    if (path.size() < tail.size()) return false;
-    const std::string_view end = path.substr(path.size() - tail.size());
-    return std::equal(end.begin(), end.end(), tail.begin(),
-                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-  };
   for (const std::string_view compressed : {".gz", ".bgz", ".bz2", ".xz", ".zst"})
-    if (ends_with(compressed))
+    if (text::ends_with_any_case(path, compressed))
       throw UsageError(fmt::format("-o {}: the output is {}, not {} (write it to a pipe through a compressor)",
                                    path, written, compressed));
 }

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -18,17 +17,10 @@
 
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
+#include "io/text.hpp"
 
 namespace hyalign {
 namespace {
-
-// Whether `s` ends with `tail` (lower case), in either case.
-bool ends_with(std::string_view s, std::string_view tail) {
-  if (s.size() < tail.size()) return false;
-  s = s.substr(s.size() - tail.size());
-  return std::equal(s.begin(), s.end(), tail.begin(),
-                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-}
 
 // Reads one record of pack_record's bytes at `at` into `record`; returns where the next starts.
 std::size_t unpack_record(std::string_view bytes, std::size_t at, bam1_t* record) {
@@ -60,10 +52,10 @@ SamHeader::SamHeader(std::string text) : text_(std::move(text)) {
 
 SamHeader::~SamHeader() { sam_hdr_destroy(header_); }
 
-bool is_bam_path(std::string_view path) { return ends_with(path, ".bam"); }
+bool is_bam_path(std::string_view path) { return text::ends_with_any_case(path, ".bam"); }
 
 void check_sam_path(std::string_view path) {
-  if (ends_with(path, ".cram"))
+  if (text::ends_with_any_case(path, ".cram"))
     throw UsageError(fmt::format("-o {}: the output is SAM, or BAM for a name ending in .bam, not CRAM (samtools "
                                  "view converts SAM and BAM)",
                                  path));

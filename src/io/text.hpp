@@ -13,6 +13,15 @@ inline std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Whether `s` ends with `tail` (given in lower case), in either case: a file name's ending.
+inline bool ends_with_any_case(std::string_view s, std::string_view tail) {
+  if (s.size() < tail.size()) return false;
+  s.remove_prefix(s.size() - tail.size());
+  for (std::size_t i = 0; i < tail.size(); ++i)
+    if ((s[i] >= 'A' && s[i] <= 'Z' ? static_cast<char>(s[i] - 'A' + 'a') : s[i]) != tail[i]) return false;
+  return true;
+}
+
 // Whether s holds whitespace: one pass over all of s without branches, which compilers vectorize.
 inline bool has_space(std::string_view s) {
   unsigned char any = 0;  // bytes and bitwise operators: what GCC vectorizes
