@@ -115,12 +115,12 @@ large_pipe_job map_pipe_past_bound \
 # 5.2e9 cells, the first chunk cut at 303 k residues).
 for input in pipe gz; do
   if [ $input = pipe ]; then
-    cat db.fa | slow "$hyalign" search -q query.fa -d - --device auto -o search_db.pipe 2>search_db.pipe.log
+    cat db.fa | slow "$hyalign" search -q query.fa -d - --device auto -o search_db.pipe.tsv 2>search_db.pipe.log
   else
     gzip -c db.fa >db.fa.gz
-    slow "$hyalign" search -q query.fa -d db.fa.gz --device auto -o search_db.gz 2>search_db.gz.log
+    slow "$hyalign" search -q query.fa -d db.fa.gz --device auto -o search_db.gz.tsv 2>search_db.gz.log
   fi && [ ! -e driver_called ] && grep -q -- '--device all or gpu uses' search_db.$input.log &&
-    cmp -s search.cpu search_db.$input && ok search_database_small_${input}_starts_no_gpus ||
+    cmp -s search.cpu search_db.$input.tsv && ok search_database_small_${input}_starts_no_gpus ||
     fail search_database_small_${input}_starts_no_gpus
 done
 for q in $(seq 40); do sed "s/query1/q$q/" query.fa; done >queries40.fa
