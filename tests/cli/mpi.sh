@@ -112,6 +112,8 @@ same_split "search --split-database: 801 one-sequence chunks, ties across ranks"
   search -q ../proteins.fa -d ../split_db.fa -t 1 --chunk-mb 0 -k 3
 same_split "search --split-database: -k above the hits of a rank" -- \
   search -q ../proteins.fa -d ../protein_db.fa -t 1 --chunk-mb 0 -k 1000
+same_split "search --split-database: aligned letters, sent between ranks" -- \
+  search -q ../proteins.fa -d ../protein_db.fa -t 1 --chunk-mb 0 -k 20 --outfmt '6 std positive qseq sseq'
 "$hyalign" search makedb -i protein_db.fa -o one_chunk.hydb 2>/dev/null
 "$hyalign" search makedb -i split_db.fa -o chunks.hydb --chunk-mb 0 2>/dev/null
 same_split "search --split-database: a makedb database of 1 chunk" -- \

@@ -44,7 +44,7 @@ std::vector<std::vector<int>> make_scores() {
 
 // Details a traceback would find: a function of the query and the hit alone.
 search::HitDetails details_of(std::size_t q, const engine::ScoredTarget& hit) {
-  search::HitDetails d{fmt::format("t{}", hit.target), hit.target % 9 + 1, {}};
+  search::HitDetails d{fmt::format("t{}", hit.target), hit.target % 9 + 1, {}, std::string(hit.target % 4 + 1, 'a')};
   d.alignment = {hit.score, q, q + 300, hit.target, hit.target + 1, q + 2, 1, 1, hit.target % 3, q % 2, "1M1D"};
   return d;
 }
@@ -75,6 +75,7 @@ void expect_same_tables(const TopHits& merged, const TopHits& one) {
       const search::HitDetails &x = merged.details(q, a[i].target), &y = one.details(q, b[i].target);
       EXPECT_EQ(x.name, y.name);
       EXPECT_EQ(x.length, y.length);
+      EXPECT_EQ(x.target_codes, y.target_codes);
       const kernels::SwAlignment &s = x.alignment, &t = y.alignment;
       EXPECT_EQ(std::tie(s.score, s.query_start, s.query_end, s.target_start, s.target_end, s.length, s.identities,
                          s.mismatches, s.gap_opens, s.gap_columns, s.cigar),
