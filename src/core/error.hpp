@@ -8,6 +8,12 @@
 namespace hyalign {
 
 // A problem in an input file the user gave us.
+// Input text for an error line: its first 20 characters, each byte that is no printable ASCII
+// character shown as '?', and "..." where there was more.
+std::string excerpt(std::string_view text);
+// One input character for an error line: 'c' where printable ASCII, else "byte 0xNN".
+std::string shown_character(char c);
+
 class InputError : public std::runtime_error {
  public:
   InputError(std::string_view file, std::size_t line, std::string_view problem, std::size_t column = 0);

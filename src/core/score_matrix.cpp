@@ -38,19 +38,6 @@ std::string upper(std::string_view s) {
   return out;
 }
 
-// Printable, for error messages.
-std::string show(char c) {
-  if (std::isprint(static_cast<unsigned char>(c))) return fmt::format("'{}'", c);
-  return fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
-}
-
-// A token for an error line: its first 20 characters, each not printable shown as '?'.
-std::string show(std::string_view token) {
-  std::string out;
-  for (char c : token.substr(0, 20)) out.push_back(std::isprint(static_cast<unsigned char>(c)) ? c : '?');
-  return token.size() > 20 ? out + "..." : out;
-}
-
 struct Token {
   std::string_view text;
   std::size_t column;  // 1-based
@@ -81,11 +68,11 @@ std::string parse_header_row(const std::vector<Token>& tokens, const std::string
   std::string letters;
   for (const Token& t : tokens) {
     if (t.text.size() != 1)
-      throw InputError(path, line_no, fmt::format("header row must list single letters, found '{}'", show(t.text)),
+      throw InputError(path, line_no, fmt::format("header row must list single letters, found '{}'", excerpt(t.text)),
                        t.column);
     const char c = upper(t.text[0]);
     if (letters.find(c) != std::string::npos)
-      throw InputError(path, line_no, fmt::format("duplicate letter {} in header row", show(c)), t.column);
+      throw InputError(path, line_no, fmt::format("duplicate letter {} in header row", shown_character(c)), t.column);
     letters += c;
   }
   if (letters.size() > static_cast<std::size_t>(ScoreMatrix::kMaxCodes))
@@ -103,9 +90,9 @@ int parse_score(const Token& t, const std::string& path, std::size_t line_no) {
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec == std::errc::result_out_of_range ||
       (ec == std::errc() && ptr == text.data() + text.size() && (value < -128 || value > 127)))
-    throw InputError(path, line_no, fmt::format("score '{}' is out of range (-128..127)", show(t.text)), t.column);
+    throw InputError(path, line_no, fmt::format("score '{}' is out of range (-128..127)", excerpt(t.text)), t.column);
   if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
-    throw InputError(path, line_no, fmt::format("score '{}' is not an integer", show(t.text)), t.column);
+    throw InputError(path, line_no, fmt::format("score '{}' is not an integer", excerpt(t.text)), t.column);
   return static_cast<int>(value);
 }
 
@@ -114,17 +101,17 @@ void parse_score_row(const std::vector<Token>& tokens, NcbiMatrixText& matrix, c
                      std::size_t line_no) {
   const Token& head = tokens[0];
   if (head.text.size() != 1)
-    throw InputError(path, line_no, fmt::format("row must start with a single letter, found '{}'", show(head.text)),
+    throw InputError(path, line_no, fmt::format("row must start with a single letter, found '{}'", excerpt(head.text)),
                      head.column);
   const char c = upper(head.text[0]);
   const auto index = matrix.letters.find(c);
   if (index == std::string::npos)
-    throw InputError(path, line_no, fmt::format("row letter {} is not in the header row", show(c)), head.column);
+    throw InputError(path, line_no, fmt::format("row letter {} is not in the header row", shown_character(c)), head.column);
   if (!matrix.rows[index].empty())
-    throw InputError(path, line_no, fmt::format("duplicate row for letter {}", show(c)), head.column);
+    throw InputError(path, line_no, fmt::format("duplicate row for letter {}", shown_character(c)), head.column);
   if (tokens.size() - 1 != matrix.letters.size())
     throw InputError(path, line_no,
-                     fmt::format("row {} has {} scores, expected {} (matrix must be square)", show(c),
+                     fmt::format("row {} has {} scores, expected {} (matrix must be square)", shown_character(c),
                                  tokens.size() - 1, matrix.letters.size()));
   std::vector<int>& row = matrix.rows[index];
   row.reserve(matrix.letters.size());

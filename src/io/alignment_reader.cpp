@@ -17,7 +17,6 @@ namespace hyalign {
 namespace {
 
 using text::append_without_space;
-using text::excerpt;
 using text::is_space;
 using text::trim;
 

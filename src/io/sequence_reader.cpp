@@ -23,7 +23,6 @@ constexpr std::size_t kChunk = std::size_t(1) << 20;      // bytes per block dec
 constexpr std::size_t kMaxLine = std::size_t(1) << 30;    // longest accepted line
 
 using text::append_without_space;
-using text::excerpt;
 using text::is_space;
 using text::trim;
 

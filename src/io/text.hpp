@@ -39,12 +39,4 @@ inline void append_without_space(std::string& out, std::string_view s) {
     if (!is_space(c)) out.push_back(c);
 }
 
-// First characters of a line for error messages, printable.
-inline std::string excerpt(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 20)) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
-  if (s.size() > 20) out += "...";
-  return out;
-}
-
 }  // namespace hyalign::text

@@ -30,11 +30,6 @@ constexpr std::array<bool, 256> kReadLetters = [] {
   return ok;
 }();
 
-// A character for an error line: quoted where printable, else as its byte's value.
-std::string shown(char c) {
-  const auto byte = static_cast<unsigned char>(c);
-  return byte > 0x20 && byte < 0x7f ? fmt::format("'{}'", c) : fmt::format("the byte 0x{:02x}", byte);
-}
 
 }  // namespace
 
@@ -58,7 +53,7 @@ bool ReadInput::read_one(SequenceReader& reader, Read& read, std::size_t& line) 
                                 [](char c) { return !kReadLetters[static_cast<unsigned char>(c)]; });
   if (bad != record_.sequence.end())
     throw InputError(reader.path(), record_.line,
-                     fmt::format("the read '{}' holds {}, which is no base letter", read.name, shown(*bad)));
+                     fmt::format("the read '{}' holds {}, which is no base letter", read.name, shown_character(*bad)));
   read.letters.assign(record_.sequence);
   read.quality.assign(record_.quality);
   read_comment_tags(reader, read);
