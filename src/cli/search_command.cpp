@@ -6,8 +6,9 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "search/search.hpp"
+#include "io/blast_tabular.hpp"
 #include "io/database.hpp"
+#include "search/search.hpp"
 
 namespace hyalign::cli {
 namespace {
@@ -58,7 +59,8 @@ void add_search_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--outfmt", options->outfmt,
                   "BLAST tabular: '6' (qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue "
-                  "bitscore) or '6 col ...'")
+                  "bitscore) or '6 col ...', each col one of: std " +
+                      TabularFormat::supported_columns())
       ->capture_default_str();
   cmd->add_option("-o,--out", options->out, "Output file ('-' = stdout)")->capture_default_str();
   cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
@@ -11,10 +12,11 @@
 namespace hyalign {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, int>, 21> kColumnNames{{
+constexpr std::array<std::pair<std::string_view, int>, 24> kColumnNames{{
     {"qseqid", 0}, {"sseqid", 1}, {"pident", 2}, {"length", 3}, {"mismatch", 4}, {"gapopen", 5}, {"qstart", 6},
     {"qend", 7}, {"sstart", 8}, {"send", 9}, {"evalue", 10}, {"bitscore", 11}, {"score", 12}, {"qlen", 13},
-    {"slen", 14}, {"nident", 15}, {"gaps", 16}, {"sstrand", 17}, {"qseq", 18}, {"sseq", 19}, {"positive", 20}}};
+    {"slen", 14}, {"nident", 15}, {"gaps", 16}, {"sstrand", 17}, {"qseq", 18}, {"sseq", 19}, {"positive", 20},
+    {"ppos", 21},   {"qcovs", 22},  {"qcovhsp", 23}}};
 
 // BLAST+'s tabular formatting of E-values and bit scores (2.12: three significant digits below
 // 0.0009, bit scores over 99.9 cut to an integer, not rounded).
@@ -30,6 +32,17 @@ std::string format_bitscore(double b) {
   if (b > 99999) return fmt::format("{:.3e}", b);
   if (b > 99.9) return fmt::format("{}", static_cast<long>(b));
   return fmt::format("{:.1f}", b);
+}
+
+// BLAST+'s whole percent for the coverage columns: rounded, but 100 only when all is covered.
+std::string format_percent_covered(std::size_t covered, std::size_t length) {
+  if (covered >= length) return "100";
+  return fmt::format("{}", std::min(99L, std::lround(100.0 * static_cast<double>(covered) / static_cast<double>(length))));
+}
+
+// pident and ppos: the share of the alignment's columns, in BLAST's decimals for each.
+double percent_of_columns(std::size_t count, std::size_t length) {
+  return length ? 100.0 * static_cast<double>(count) / static_cast<double>(length) : 0.0;
 }
 
 }  // namespace
@@ -70,8 +83,13 @@ TabularFormat TabularFormat::parse(std::string_view outfmt) {
 }
 
 bool TabularFormat::needs_aligned_letters() const {
-  return std::any_of(columns_.begin(), columns_.end(),
-                     [](Column c) { return c == Column::qseq || c == Column::sseq || c == Column::positive; });
+  return std::any_of(columns_.begin(), columns_.end(), [](Column c) {
+    return c == Column::qseq || c == Column::sseq || c == Column::positive || c == Column::ppos;
+  });
+}
+
+bool TabularFormat::needs_subject_cover() const {
+  return std::find(columns_.begin(), columns_.end(), Column::qcovs) != columns_.end();
 }
 
 std::string TabularFormat::supported_columns() {
@@ -88,7 +106,7 @@ std::string TabularFormat::line(const TabularHit& h) const {
       case Column::qseqid: line += h.qseqid; break;
       case Column::sseqid: line += h.sseqid; break;
       case Column::pident:
-        line += fmt::format("{:.3f}", h.length ? 100.0 * static_cast<double>(h.nident) / static_cast<double>(h.length) : 0.0);
+        line += fmt::format("{:.3f}", percent_of_columns(h.nident, h.length));
         break;
       case Column::length: line += fmt::format("{}", h.length); break;
       case Column::mismatch: line += fmt::format("{}", h.mismatch); break;
@@ -108,6 +126,9 @@ std::string TabularFormat::line(const TabularHit& h) const {
       case Column::qseq: line += h.qseq; break;
       case Column::sseq: line += h.sseq; break;
       case Column::positive: line += fmt::format("{}", h.positive); break;
+      case Column::ppos: line += fmt::format("{:.2f}", percent_of_columns(h.positive, h.length)); break;
+      case Column::qcovs: line += format_percent_covered(h.subject_query_cover, h.qlen); break;
+      case Column::qcovhsp: line += format_percent_covered(h.qend + 1 - h.qstart, h.qlen); break;
     }
   }
   line += '\n';

@@ -19,6 +19,9 @@ struct TabularHit {
   // Filled only where the format has a column of them (needs_aligned_letters).
   std::string qseq, sseq;    // the aligned letters, gaps as '-'
   std::size_t positive = 0;  // aligned pairs the matrix scores above 0
+  // Filled only where the format has qcovs (needs_subject_cover): the query letters that this
+  // row's and the query's other rows on the same subject cover together.
+  std::size_t subject_query_cover = 0;
 };
 
 class TabularFormat {
@@ -26,13 +29,14 @@ class TabularFormat {
   // "6" or "6 col col ...". Throws UsageError for another format number or an unknown column.
   static TabularFormat parse(std::string_view outfmt);
   std::string line(const TabularHit& hit) const;  // with its newline
-  // Whether a column shows the aligned letters (qseq, sseq) or what they give (positive).
+  // Whether a column shows the aligned letters (qseq, sseq) or what they give (positive, ppos).
   bool needs_aligned_letters() const;
+  bool needs_subject_cover() const;  // qcovs
   static std::string supported_columns();
 
  private:
   enum class Column { qseqid, sseqid, pident, length, mismatch, gapopen, qstart, qend, sstart, send, evalue, bitscore,
-                      score, qlen, slen, nident, gaps, sstrand, qseq, sseq, positive };
+                      score, qlen, slen, nident, gaps, sstrand, qseq, sseq, positive, ppos, qcovs, qcovhsp };
   static Column column_named(std::string_view name);  // UsageError for a name BLAST's list lacks here
   std::vector<Column> columns_;
 };

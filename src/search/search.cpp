@@ -430,10 +430,36 @@ TabularHit row_of(const HitRows& r, const StrandHit& h) {
   return row;
 }
 
+// BLAST's qcovs: for each of a query's rows, the query letters covered by all its rows on that
+// row's subject (a subject can hold hits on both strands).
+void set_subject_cover(std::vector<TabularHit>& rows, const std::vector<StrandHit>& hits) {
+  std::vector<std::size_t> order(rows.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::pair(hits[a].hit.target, rows[a].qstart) < std::pair(hits[b].hit.target, rows[b].qstart);
+  });
+  for (std::size_t first = 0; first < order.size();) {
+    std::size_t end = first, covered = 0, covered_to = 0;  // covered_to: the last query position counted
+    for (; end < order.size() && hits[order[end]].hit.target == hits[order[first]].hit.target; ++end) {
+      const TabularHit& row = rows[order[end]];
+      if (row.qend > covered_to) covered += row.qend - std::max(row.qstart - 1, covered_to);
+      covered_to = std::max(covered_to, row.qend);
+    }
+    for (std::size_t i = first; i < end; ++i) rows[order[i]].subject_query_cover = covered;
+    first = end;
+  }
+}
+
 // The rows of the queries searched as [first, end), appended to `out`.
 void write_hits(std::string& out, std::size_t first, std::size_t end, const HitRows& r) {
-  for (std::size_t q = first; q < end; q += r.strands.per_query())
-    for (const StrandHit& h : best_of_strands(r.top, q, r.strands.per_query())) out += r.format.line(row_of(r, h));
+  for (std::size_t q = first; q < end; q += r.strands.per_query()) {
+    const std::vector<StrandHit> hits = best_of_strands(r.top, q, r.strands.per_query());
+    std::vector<TabularHit> rows;
+    rows.reserve(hits.size());
+    for (const StrandHit& h : hits) rows.push_back(row_of(r, h));
+    if (r.format.needs_subject_cover()) set_subject_cover(rows, hits);
+    for (const TabularHit& row : rows) out += r.format.line(row);
+  }
 }
 
 // The rows of every query, rank 0's alone (--split-database), a unit's worth of queries at a time.

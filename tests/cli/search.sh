@@ -82,6 +82,23 @@ printf '>t\nGGGMKTAYLAKQRQISSFVKSHFSRQLEERLGWWW\n' >positive_t.fa
 [ "$("$hyalign" search -q positive_q.fa -d positive_t.fa --outfmt '6 qseq sseq positive nident' 2>/dev/null)" = \
   $'MKTAYIAKQRQI-SFVKSHFSRQLEERLG\tMKTAYLAKQRQISSFVKSHFSRQLEERLG\t28\t27' ] && ok aligned_letters_and_positives ||
   fail aligned_letters_and_positives
+# ppos is positive over length (BLAST's two decimals); qcovhsp the query's share in the hit, a whole
+# percent rounded half up, but never 100 short of the whole query.
+[ "$("$hyalign" search -q positive_q.fa -d positive_t.fa --outfmt '6 ppos qcovhsp' 2>/dev/null)" = $'96.55	100' ] &&
+  ok ppos_and_whole_query_cover || fail ppos_and_whole_query_cover
+awk 'BEGIN { srand(11); aa = "ACDEFGHIKLMNQRSTVWY"; s = "";
+  for (i = 0; i < 199; i++) s = s substr(aa, int(rand() * 19) + 1, 1);
+  print ">q40\nPPPPPPPPPPPPPPP" substr(s, 1, 25) > "cover_q.fa"; print ">q200\nP" s > "cover_q.fa";
+  print ">t\nGGG" s "WWW" > "cover_t.fa" }'
+[ "$("$hyalign" search -q cover_q.fa -d cover_t.fa --outfmt '6 qseqid qcovhsp qcovs' 2>/dev/null)" = $'q40\t63\t63\nq200\t99\t99' ] &&
+  ok query_cover_rounding || { fail query_cover_rounding; "$hyalign" search -q cover_q.fa -d cover_t.fa --outfmt '6 qseqid qcovhsp qcovs'; }
+# qcovs: the query letters that all the query's hits on one subject cover, on either strand.
+awk 'BEGIN { srand(5); for (i = 0; i < 41; i++) s = s substr("ACGT", int(rand() * 4) + 1, 1);
+  x = substr(s, 1, 20); y = substr(s, 21); rc = ""; for (i = 21; i >= 1; i--) rc = rc substr("TGCA", index("ACGT", substr(y, i, 1)), 1);
+  print ">q\n" x "CCCCCCCCC" y > "strands_q.fa"; print ">t\nGGGGG" x "TTTTTTTT" rc "AAAAA" > "strands_t.fa" }'
+[ "$("$hyalign" search -q strands_q.fa -d strands_t.fa --outfmt '6 sstrand qstart qend qcovhsp qcovs' 2>/dev/null)" = \
+  $'minus\t30\t50\t42\t82\nplus\t1\t20\t40\t82' ] && ok subject_cover_of_both_strands ||
+  { fail subject_cover_of_both_strands; "$hyalign" search -q strands_q.fa -d strands_t.fa --outfmt '6 sstrand qstart qend qcovhsp qcovs'; }
 [ "$(dna_rows --strand plus)" = "$(dna_rows | grep -w plus)" ] && [ "$(dna_rows --strand minus)" = "$(dna_rows | grep -w minus)" ] &&
   ok dna_strand_option || { fail dna_strand_option; dna_rows --strand plus; }
 
