@@ -57,6 +57,9 @@ void add_search_command(CLI::App& app, Action& action) {
   cmd->add_option("-k,--top", options->top, "Hits reported per query")
       ->check(CLI::Range(std::size_t{1}, kMaxTop))
       ->capture_default_str();
+  cmd->add_option("-e,--evalue", options->max_evalue,
+                  "Of the top -k hits by score, write only those with an E-value of at most this (BLAST's -evalue)")
+      ->check(number_in(0, 1e300));
   cmd->add_option("--outfmt", options->outfmt,
                   "BLAST tabular: '6' (qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue "
                   "bitscore) or '6 col ...', each col one of: std " +

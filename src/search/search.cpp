@@ -161,6 +161,10 @@ Scoring prepare_scoring(const SearchOptions& o, SequenceType type) {
   s.statistics = dna           ? karlin_altschul_dna(o.match, o.mismatch, s.gap_open, s.gap_extend)
                  : matrix_file ? std::nullopt
                                : karlin_altschul(o.matrix, s.gap_open, s.gap_extend);
+  if (!s.statistics && o.max_evalue)
+    throw UsageError(fmt::format("--evalue: there are no E-values for {} with gaps {}/{} (no Karlin-Altschul "
+                                 "parameters are known for that scoring)",
+                                 s.matrix.name(), s.gap_open, s.gap_extend));
   if (!s.statistics)
     log_info("notice: no Karlin-Altschul parameters for {} with gaps {}/{}: evalue and bitscore are written as NA",
              s.matrix.name(), s.gap_open, s.gap_extend);
@@ -334,6 +338,7 @@ struct HitRows {
   const TopHits& top;
   const Scoring& scoring;
   const DatabaseShare& database;
+  std::optional<double> max_evalue;
 };
 
 // A hit of a query on one of its searched strands.
@@ -453,10 +458,14 @@ void set_subject_cover(std::vector<TabularHit>& rows, const std::vector<StrandHi
 // The rows of the queries searched as [first, end), appended to `out`.
 void write_hits(std::string& out, std::size_t first, std::size_t end, const HitRows& r) {
   for (std::size_t q = first; q < end; q += r.strands.per_query()) {
-    const std::vector<StrandHit> hits = best_of_strands(r.top, q, r.strands.per_query());
+    std::vector<StrandHit> hits;  // those shown, each in its row
     std::vector<TabularHit> rows;
-    rows.reserve(hits.size());
-    for (const StrandHit& h : hits) rows.push_back(row_of(r, h));
+    for (const StrandHit& h : best_of_strands(r.top, q, r.strands.per_query())) {
+      TabularHit row = row_of(r, h);
+      if (r.max_evalue && *row.evalue > *r.max_evalue) continue;
+      rows.push_back(std::move(row));
+      hits.push_back(h);
+    }
     if (r.format.needs_subject_cover()) set_subject_cover(rows, hits);
     for (const TabularHit& row : rows) out += r.format.line(row);
   }
@@ -661,7 +670,7 @@ void run_search(const SearchOptions& given) {
   warn_unknown_letters(database.unknown, scoring.matrix, o.database);
   const auto step_start = Clock::now();
   std::vector<dist::RankShare> query_shares;
-  const HitRows rows{format, queries, strands, top, scoring, database};
+  const HitRows rows{format, queries, strands, top, scoring, database, o.max_evalue};
   if (o.split_database)
     write_every_query(*out, rows);
   else

@@ -25,6 +25,7 @@ struct SearchOptions {
   bool matrix_given = false, dna_scores_given = false, strands_given = false;
   Strands strands = Strands::both;
   std::size_t top = 10;
+  std::optional<double> max_evalue;  // of the top hits, only those whose E-value is at most this
   std::string outfmt = "6";
   std::string out = "-";
   unsigned threads = 1;

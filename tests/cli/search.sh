@@ -25,6 +25,11 @@ awk -F'\t' 'NR==1 && $2 ~ /^db(50|100|150|200|250|300)$/ && $11 < 1e-10 {f=1} EN
 
 "$hyalign" search -q queries.fa -d db.fa -k 3 --outfmt '6 qseqid sseqid score qlen slen' -o custom.tsv 2>/dev/null
 [ "$(wc -l <custom.tsv)" = 9 ] && [ "$(awk -F'\t' '{print NF}' custom.tsv | sort -u)" = 5 ] && ok custom_columns_and_k || fail custom_columns_and_k
+# -e keeps, of the top -k hits, those with an E-value of at most its value (BLAST's -evalue).
+"$hyalign" search -q queries.fa -d db.fa -k 20 -e 0.4 -o evalue_cut.tsv 2>/dev/null
+"$hyalign" search -q queries.fa -d db.fa -k 20 -o evalue_all.tsv 2>/dev/null
+[ -s evalue_cut.tsv ] && [ "$(wc -l <evalue_cut.tsv)" -lt "$(wc -l <evalue_all.tsv)" ] &&
+  [ "$(cat evalue_cut.tsv)" = "$(awk -F'\t' '$11 <= 0.4' evalue_all.tsv)" ] && ok evalue_threshold || fail evalue_threshold
 # scores descend within each query
 awk -F'\t' '$1 == last && $3 > prev {bad=1} {last=$1; prev=$3} END {exit bad}' custom.tsv && ok sorted_by_score || fail sorted_by_score
 
@@ -127,6 +132,8 @@ expect_error top_zero -q queries.fa -d db.fa -k 0
 expect_error unknown_matrix -q queries.fa -d db.fa -m BLOSUM999
 expect_error malformed_matrix_file -q queries.fa -d db.fa -m bad_matrix.txt
 expect_error unknown_column -q queries.fa -d db.fa --outfmt '6 qseqid nonsense'
+expect_error evalue_without_statistics -q queries.fa -d db.fa -e 1 --gap-open 3
+expect_error evalue_nan -q queries.fa -d db.fa -e nan
 
 # letters outside the alphabet: read as X with one warning
 printf '>odd\nMKV1LLJ\n' >odd.fa
