@@ -12,11 +12,11 @@
 namespace hyalign {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, int>, 24> kColumnNames{{
+constexpr std::array<std::pair<std::string_view, int>, 25> kColumnNames{{
     {"qseqid", 0}, {"sseqid", 1}, {"pident", 2}, {"length", 3}, {"mismatch", 4}, {"gapopen", 5}, {"qstart", 6},
     {"qend", 7}, {"sstart", 8}, {"send", 9}, {"evalue", 10}, {"bitscore", 11}, {"score", 12}, {"qlen", 13},
     {"slen", 14}, {"nident", 15}, {"gaps", 16}, {"sstrand", 17}, {"qseq", 18}, {"sseq", 19}, {"positive", 20},
-    {"ppos", 21},   {"qcovs", 22},  {"qcovhsp", 23}}};
+    {"ppos", 21},   {"qcovs", 22},  {"qcovhsp", 23}, {"stitle", 24}}};
 
 // BLAST+'s tabular formatting of E-values and bit scores (2.12: three significant digits below
 // 0.0009, bit scores over 99.9 cut to an integer, not rounded).
@@ -123,6 +123,7 @@ std::string TabularFormat::line(const TabularHit& h) const {
       case Column::nident: line += fmt::format("{}", h.nident); break;
       case Column::gaps: line += fmt::format("{}", h.gaps); break;
       case Column::sstrand: line += h.sstrand; break;
+      case Column::stitle: line += h.stitle; break;
       case Column::qseq: line += h.qseq; break;
       case Column::sseq: line += h.sseq; break;
       case Column::positive: line += fmt::format("{}", h.positive); break;

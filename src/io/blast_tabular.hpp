@@ -11,6 +11,7 @@ namespace hyalign {
 
 struct TabularHit {
   std::string_view qseqid, sseqid;
+  std::string_view stitle;  // the subject's id and description
   std::size_t length = 0, nident = 0, mismatch = 0, gapopen = 0, gaps = 0;
   std::size_t qstart = 0, qend = 0, sstart = 0, send = 0, qlen = 0, slen = 0;
   int score = 0;
@@ -36,7 +37,7 @@ class TabularFormat {
 
  private:
   enum class Column { qseqid, sseqid, pident, length, mismatch, gapopen, qstart, qend, sstart, send, evalue, bitscore,
-                      score, qlen, slen, nident, gaps, sstrand, qseq, sseq, positive, ppos, qcovs, qcovhsp };
+                      score, qlen, slen, nident, gaps, sstrand, qseq, sseq, positive, ppos, qcovs, qcovhsp, stitle };
   static Column column_named(std::string_view name);  // UsageError for a name BLAST's list lacks here
   std::vector<Column> columns_;
 };

@@ -26,8 +26,7 @@ class FastaSource final : public SequenceSource {
   bool next_chunk(CodedSequences& chunk) override {
     chunk.clear();
     return next_records([&] {
-      add_coded(chunk, std::string_view(record_.name).substr(0, record_.id_length), record_.sequence, matrix_,
-                next_id_, unknown_);
+      add_coded(chunk, title_of(record_), record_.sequence, matrix_, next_id_, unknown_);
       return chunk.length(chunk.size() - 1);
     });
   }

@@ -40,7 +40,7 @@ class SequenceSource {
 };
 
 // A FASTA/FASTQ file (gzip accepted) or a hyalign database (detected from the file's first bytes;
-// read on `threads` threads). `first_chunk_at_least` (not 0) ends a FASTA file's first chunk with
+// read on `threads` threads). A sequence's name is its title (title_of: its id, then its description). `first_chunk_at_least` (not 0) ends a FASTA file's first chunk with
 // the record that takes it to that many residues, if max_residues lets it: a job whose size its
 // input does not show learns early whether it is large (a database's chunks are its own).
 std::unique_ptr<SequenceSource> open_sequences(const std::string& path, const ScoreMatrix& matrix,

@@ -22,13 +22,14 @@
 namespace hyalign {
 namespace {
 
-constexpr char kMagic[8] = {'H', 'Y', 'A', 'L', 'D', 'B', '0', '2'};  // name, then format version
+constexpr char kMagic[8] = {'H', 'Y', 'A', 'L', 'D', 'B', '0', '3'};  // name, then format version
 
-// Database file, format 2 (little-endian):
-//   "HYALDB02"
+// Database file, format 3 (little-endian; format 2 kept each sequence's id, not its title):
+//   "HYALDB03"
 //   chunks:  header  u64 count, u64 residues, u64 name_bytes, u64 payload_hash, u64 header_hash
 //            payload u64 ids[count], u64 name_offsets[count+1], u64 offsets[count+1], names, letters
 //   end:     a header with count 0, residues = all sequences, name_bytes = chunks
+// A sequence's name is its title (title_of: its id, then its description).
 // header_hash is XXH3-64 of the header's first four words and payload_hash of the payload, so a
 // damaged byte anywhere is found before its chunk is used.
 struct ChunkHeader {
@@ -292,7 +293,7 @@ MakeDbReport write_database(const std::string& input, const std::string& output,
       if (c != '-' && c != '.') letters.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
     report.residues += letters.size();
     chunk_size += letters.size();
-    chunk.push_back({record.name.substr(0, record.id_length), std::move(letters), report.sequences++});
+    chunk.push_back({title_of(record), std::move(letters), report.sequences++});
     if (chunk_size >= chunk_residues) flush();
   }
   flush();

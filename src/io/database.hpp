@@ -17,7 +17,7 @@ bool is_database(const std::string& path);
 // letters are read and encoded on `threads` threads.
 std::unique_ptr<SequenceSource> open_database(const std::string& path, const ScoreMatrix& matrix, unsigned threads);
 
-// Names and input positions kept, letters stored upper case (any matrix can read them).
+// Titles (ids and descriptions) and input positions kept, letters stored upper case (any matrix can read them).
 struct MakeDbReport {
   std::size_t sequences = 0, residues = 0, chunks = 0;
 };

@@ -149,6 +149,14 @@ const std::string& LineReader::path() const { return impl_->path; }
 const std::string& LineReader::name() const { return impl_->name; }
 std::optional<double> LineReader::fraction_read() const { return impl_->source.fraction_read(); }
 
+std::string title_of(const SequenceRecord& record) {
+  std::string title = record.name.substr(0, record.id_length);
+  if (record.comment.empty()) return title;
+  title += ' ';
+  for (char c : record.comment) title += text::is_space(c) ? ' ' : c;
+  return title;
+}
+
 std::string normalize_sequence_name(std::string_view header) {
   std::string out;
   out.reserve(header.size());

@@ -69,6 +69,10 @@ struct SequenceRecord {
   std::size_t line = 0;  // 1-based line of the header
 };
 
+// BLAST's title of a sequence: its id, then a space and its description if it has one, each tab or
+// other whitespace character of the description a space (a title is one tabular column).
+std::string title_of(const SequenceRecord& record);
+
 enum class SequenceFormat { fasta, fastq };
 
 class SequenceReader {

@@ -404,7 +404,8 @@ TabularHit row_of(const HitRows& r, const StrandHit& h) {
   const bool minus = r.strands.is_minus(h.searched);
   TabularHit row;
   row.qseqid = r.queries.name(h.searched);
-  row.sseqid = d.name;
+  row.stitle = d.title;
+  row.sseqid = row.stitle.substr(0, row.stitle.find(' '));
   row.length = a.length;
   row.nident = a.identities;
   row.mismatch = a.mismatches;

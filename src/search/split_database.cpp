@@ -88,7 +88,7 @@ void pack_hit(Packer& out, const engine::ScoredTarget& hit, const HitDetails& de
                         a.mismatches, a.gap_opens, a.gap_columns, details.length})
     out.number(n);
   out.text(a.cigar);
-  out.text(details.name);
+  out.text(details.title);
   out.text(details.target_codes);
 }
 
@@ -102,7 +102,7 @@ TopHits::FoundHit unpack_hit(Unpacker& in) {
                          &a.mismatches, &a.gap_opens, &a.gap_columns, &f.details.length})
     *n = in.number();
   a.cigar = in.text();
-  f.details.name = in.text();
+  f.details.title = in.text();
   f.details.target_codes = in.text();
   return f;
 }

@@ -18,7 +18,7 @@ namespace hyalign::search {
 
 // What a reported hit needs beyond its score.
 struct HitDetails {
-  std::string name;
+  std::string title;  // the target's id, then its description
   std::size_t length = 0;
   kernels::SwAlignment alignment;
   std::string target_codes;  // the target's aligned stretch (codes), for the qseq, sseq and positive columns

@@ -191,7 +191,7 @@ head -n -2 prot30.fa >prot_short.fa
 { head -c -40 short.hydb; tail -c 40 prot.hydb; } >chunk_missing.hydb
 check_error database_chunk_missing 'chunk_missing.hydb: database chunk 30 is damaged (the end record counts 30 sequences in 30 chunks, the file holds 29 in 29)' -- search -q "$w/prot.fa" -d "$w/chunk_missing.hydb" -o hits.tsv
 check_error database_cut_off 'cut.hydb: truncated or damaged database' -- search -q "$w/prot.fa" -d "$w/cut.hydb" -o hits.tsv
-check_error database_old_version 'database format 01 is not the format 02' -- search -q "$w/prot.fa" -d "$w/old_version.hydb" -o hits.tsv
+check_error database_old_version 'database format 01 is not the format 03' -- search -q "$w/prot.fa" -d "$w/old_version.hydb" -o hits.tsv
 
 # ---- Numeric options are range-checked when parsed ----
 check_error gap_costs_overflow 'gap-open: Value 2000000000 not in range \[\?0 \(to\|-\) 1000' -- search "${search_args[@]}" --gap-open 2000000000 --gap-extend 2000000000

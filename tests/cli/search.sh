@@ -38,6 +38,14 @@ gzip -c db.fa >db.fa.gz
 "$hyalign" search -q queries.fa -d db.fa.gz -o gz.tsv 2>/dev/null && cmp -s gz.tsv default.tsv && ok gzip_database || fail gzip_database
 "$hyalign" search makedb -i db.fa -o db.hydb --chunk-mb 0 2>/dev/null
 "$hyalign" search -q queries.fa -d db.hydb -o hydb.tsv 2>/dev/null && cmp -s hydb.tsv default.tsv && ok makedb_database || fail makedb_database
+# stitle: the subject's id and description, from FASTA and from makedb, a tab in it a space.
+printf '>q\nMKTAYIAKQRQISFVKSHFSRQLEERLG\n' >title_q.fa
+printf '>t1 a\tplanted  copy\nGGGMKTAYLAKQRQISSFVKSHFSRQLEERLGWWW\n' >title.fa
+"$hyalign" search makedb -i title.fa -o title.hydb 2>/dev/null
+for db in title.fa title.hydb; do
+  [ "$("$hyalign" search -q title_q.fa -d $db --outfmt '6 sseqid stitle' 2>/dev/null)" = $'t1\tt1 a planted  copy' ] &&
+    ok "stitle_${db#*.}" || fail "stitle_${db#*.}"
+done
 "$hyalign" search -q queries.fa -d db.fa --chunk-mb 0 -o chunks.tsv 2>/dev/null && cmp -s chunks.tsv default.tsv && ok streaming_chunks || fail streaming_chunks
 for k in scalar avx2 avx512; do
   if "$hyalign" search -q queries.fa -d db.fa --kernel $k -o k.tsv 2>k.log; then

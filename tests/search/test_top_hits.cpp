@@ -73,7 +73,7 @@ void expect_same_tables(const TopHits& merged, const TopHits& one) {
       EXPECT_EQ(a[i].score, b[i].score) << "query " << q << " hit " << i;
       EXPECT_EQ(a[i].target, b[i].target) << "query " << q << " hit " << i;
       const search::HitDetails &x = merged.details(q, a[i].target), &y = one.details(q, b[i].target);
-      EXPECT_EQ(x.name, y.name);
+      EXPECT_EQ(x.title, y.title);
       EXPECT_EQ(x.length, y.length);
       EXPECT_EQ(x.target_codes, y.target_codes);
       const kernels::SwAlignment &s = x.alignment, &t = y.alignment;
