@@ -351,6 +351,7 @@ class BatchMapper {
     for (std::size_t r = first; r < last; ++r) letters_[r].assign(batch.reads[r].letters);
     end_mapper_.add_tasks({letters_.data() + first, last - first}, *w.seeder, *w.aligner, tasks);
     w.aligner->score_all();
+    w.aligner->score_wider(params_.band_margin);
     for (std::size_t r = first; r < last; ++r)
       end_mapper_.collect(tasks[r - first], *w.aligner, letters_[r], batch.read_number(r), batch.paired,
                           results_[r]);

@@ -147,6 +147,32 @@ void LocusAligner::score_all() {
   scorer_.score(tasks_, scores_);
 }
 
+void LocusAligner::score_wider(std::uint32_t margin) {
+  const std::size_t scored = scores_.size();
+  std::vector<std::size_t> narrow;  // the tasks scored again, and their wider ones' ids from `scored` on
+  for (std::size_t id = 0; id < scored && margin > 0; ++id) {
+    const long long outside_best = scoring_.max_score(queries_[id].size()) - scoring_.gap_open -
+                                   (static_cast<long long>(margin) + 1) * scoring_.gap_extend;
+    if (scores_[id].score >= outside_best) continue;
+    Window wider = windows_[id];
+    wider.start -= margin;
+    wider.band_width += 2 * margin;
+    add(queries_[id], wider);
+    narrow.push_back(id);
+  }
+  if (narrow.empty()) return;
+  tasks_.resize(queries_.size());
+  for (std::size_t id = 0; id < tasks_.size(); ++id) tasks_[id] = task(id);  // letters_ may have moved
+  scores_.resize(tasks_.size());
+  scorer_.score(std::span(tasks_).subspan(scored), std::span(scores_).subspan(scored));
+  for (std::size_t k = 0; k < narrow.size(); ++k) {
+    const std::size_t id = narrow[k], wide = scored + k;
+    if (scores_[wide].score <= scores_[id].score) continue;
+    scores_[id] = scores_[wide];
+    windows_[id] = windows_[wide];
+  }
+}
+
 Placement LocusAligner::placement(std::size_t id, bool reverse, std::int32_t query_begin) const {
   const ExtendScore& s = scores_[id];
   Placement p;

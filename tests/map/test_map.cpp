@@ -590,6 +590,41 @@ TEST_F(MapSteps, EstimatedBeginsHoldTheLettersTheScoreCounts) {
   EXPECT_EQ(p.text_begin, 5000);
 }
 
+// A read with a 30-letter deletion or a 25-letter insertion, seeded on one side: the chain's band
+// (16 letters beyond its diagonal) cannot hold the gap, the second try's, twice as wide, can. A
+// read that the first band already aligns whole keeps its task.
+TEST_F(MapSteps, WiderBandAlignsThroughALongGap) {
+  const auto kernel = kernels::make_extend_cpu_kernel(engine::KernelChoice::scalar, params.scoring);
+  const auto scorer = kernel->make_scorer();
+  LocusAligner aligner(index, params.scoring, *scorer);
+  const std::string& text = index.reference().text;
+  const EndLetters deletion = letters_of(text.substr(5000, 70) + text.substr(5100, 80));
+  const EndLetters insertion = letters_of(text.substr(7000, 69) + random_bases(rng, 25) + text.substr(7069, 56));
+  const EndLetters whole = letters_of(text.substr(9000, 150));
+  const std::uint32_t margin = params.band_margin;
+  const Window bands[] = {{5000 - margin, 2 * margin + 1, 0}, {7000 - margin, 2 * margin + 1, 0},
+                          {9000 - margin, 2 * margin + 1, 0}};
+  const std::size_t ids[] = {aligner.add(deletion.codes[0], bands[0]), aligner.add(insertion.codes[0], bands[1]),
+                             aligner.add(whole.codes[0], bands[2])};
+  aligner.score_all();
+  EXPECT_LT(aligner.placement(ids[0], false, 0).query_end, 100);
+  aligner.score_wider(margin);
+  const auto traced = [&](std::size_t id, const EndLetters& letters) {
+    Placement p = aligner.placement(id, false, 0);
+    trace_placement(index, params.scoring, letters.codes[0], p);
+    return p;
+  };
+  using kernels::CigarOp;
+  const Placement d = traced(ids[0], deletion), i = traced(ids[1], insertion), w = traced(ids[2], whole);
+  EXPECT_EQ(d.cigar, (std::vector<kernels::CigarRun>{{CigarOp::match, 70}, {CigarOp::deletion, 30}, {CigarOp::match, 80}}));
+  EXPECT_EQ(d.text_begin, 5000);
+  EXPECT_EQ(i.cigar.size(), 3u);
+  EXPECT_EQ(i.text_begin, 7000);
+  EXPECT_EQ(i.query_end, 150);
+  EXPECT_EQ(w.window.band_width, bands[2].band_width);
+  EXPECT_EQ(w.cigar, (std::vector<kernels::CigarRun>{{CigarOp::match, 150}}));
+}
+
 TEST_F(MapSteps, UngappedTracebackEqualsScalar) {
   const auto kernel = kernels::make_extend_cpu_kernel(engine::KernelChoice::scalar, params.scoring);
   const auto scorer = kernel->make_scorer();
