@@ -72,8 +72,8 @@ void add_search_options(CLI::App& cmd, map::MapParams& p) {
   cmd.add_option("-k", p.min_seed, "Shortest exact match that seeds a locus")
       ->check(CLI::Range(8u, 1000u))
       ->capture_default_str();
-  cmd.add_option("-w", p.band_margin, "Band width beyond the seeds' diagonals; where a wider band could score more, twice this is tried "
-                 "(gaps of up to 2w letters are found, as bwa mem's)")
+  cmd.add_option("-w", p.band_margin, "Band width beyond the seeds' diagonals; where a wider band could score more, up to 4 times this "
+                 "is tried (a gap between seeds is found up to 4w letters long)")
       ->check(CLI::Range(0u, 10000u))
       ->capture_default_str();
   cmd.add_option("-r", p.reseed_factor, "Search matches longer than k times this again for repeat copies")

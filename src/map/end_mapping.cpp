@@ -134,6 +134,8 @@ void mark_placements(EndResult& result, std::int32_t read_length, const MapParam
   result.listed.clear();
   result.sub_score = 0;
   result.alternatives.clear();
+  result.supplementary_alternatives.clear();
+  result.supplementary_mapq.clear();
   if (all.empty()) return;
   if (!(paired_first ? pairs_enough : scores_enough)(all.front(), read_length, params)) return;
   std::vector<int> heads;  // the primary and supplementary placements
@@ -148,14 +150,21 @@ void mark_placements(EndResult& result, std::int32_t read_length, const MapParam
     if (over < 0) {
       if (!(k == 0 || scores_enough(p, read_length, params))) continue;
       heads.push_back(static_cast<int>(k));
-      if (heads.size() == 1) result.primary = static_cast<int>(k);
-      else result.supplementary.push_back(static_cast<int>(k));
+      if (heads.size() == 1) {
+        result.primary = static_cast<int>(k);
+      } else {
+        result.supplementary.push_back(static_cast<int>(k));
+        result.supplementary_alternatives.emplace_back();
+      }
       continue;
     }
     if (over == result.primary) {
       result.sub_score = std::max(result.sub_score, p.score);
       result.alternatives.push_back(p.score);
       if (scores_enough(p, read_length, params)) result.secondary.push_back(static_cast<int>(k));
+    } else {
+      const auto part = std::find(result.supplementary.begin(), result.supplementary.end(), over);
+      result.supplementary_alternatives[static_cast<std::size_t>(part - result.supplementary.begin())].push_back(p.score);
     }
   }
   result.seed_weight = result.best().seed_weight;
@@ -165,7 +174,7 @@ void mark_placements(EndResult& result, std::int32_t read_length, const MapParam
 
 void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params, bool keep_first) {
   mark_placements(result, read_length, params, keep_first);
-  if (!params.primary5 || keep_first || result.supplementary.empty()) return;
+  if (!params.primary5 || result.supplementary.empty()) return;
   int first = result.primary;
   for (int k : result.supplementary)
     if (five_prime_begin(result.placements[static_cast<std::size_t>(k)], read_length) <
@@ -174,7 +183,7 @@ void choose_placements(EndResult& result, std::int32_t read_length, const MapPar
   if (first == result.primary) return;
   auto& all = result.placements;
   std::rotate(all.begin(), all.begin() + first, all.begin() + first + 1);
-  mark_placements(result, read_length, params, false);
+  mark_placements(result, read_length, params, keep_first);
 }
 
 std::vector<int> listed_alternatives(const EndResult& result, std::int32_t read_length, const MapParams& params) {
@@ -208,6 +217,7 @@ void trace_reported(EndResult& result, const EndLetters& letters, const index::S
   };
   trace(result.primary);
   for (int k : result.supplementary) trace(k);
+  set_supplementary_mapq(result, params);
   if (params.all_alignments) drop_weak_secondaries(result, letters.length(), params);
   result.listed = listed_alternatives(result, letters.length(), params);
   for (int k : params.all_alignments ? result.secondary : result.listed) trace(k);

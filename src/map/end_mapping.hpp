@@ -21,6 +21,10 @@ struct EndResult {
   std::vector<int> listed;  // of the secondary ones, those the primary's record lists in XA (trace_reported's)
   int sub_score = 0;   // the best other placement of the primary's letters (XS)
   std::vector<int> alternatives;  // scores of the other placements of the primary's letters
+  // For each supplementary placement, in that order: the scores of the other placements of its
+  // letters, and (trace_reported's) its MAPQ, from those, no higher than the primary's, as BWA-MEM's.
+  std::vector<std::vector<int>> supplementary_alternatives;
+  std::vector<int> supplementary_mapq;
   std::uint32_t seed_weight = 0;
   // Read letters whose seeds had more than -c copies (places may be missing), forward and reverse
   // strand; and, for a read with no mate, those together with the letters in large repeat families.
@@ -69,11 +73,11 @@ class EndMapper {
   SeedFinder seeds_;
 };
 
-// Marks primary, supplementary and secondary placements and the sub-optimal score, from the
+// Marks primary, supplementary and secondary placements and the sub-optimal scores, from the
 // placements' read letters (estimated where not traced back). Placements are sorted best first;
-// the first that scores enough is primary, but with -5 the split part nearest the read's 5' end
-// is, unless `keep_first`: the pair's choice, which BWA-MEM keeps too, and which needs only to
-// score enough as one end of a pair (pairs_enough).
+// the first that scores enough is primary (`keep_first`: the pair's choice, which needs only to
+// score enough as one end of a pair, pairs_enough), but with -5 the split part nearest the read's
+// 5' end is, in pairs too (BWA-MEM does not pair the ends of a split read).
 void choose_placements(EndResult& result, std::int32_t read_length, const MapParams& params, bool keep_first = false);
 
 // The secondary placements that the primary's record lists in XA (BWA-MEM's rule): those scoring

@@ -389,7 +389,8 @@ class BatchMapper {
     sizes_ = estimate_insert_sizes({results_.data() + first, last - first}, sizes_);
     if (!sizes_.known && !told_no_estimate_) {
       told_no_estimate_ = true;
-      log_info("map: too few pairs placed FR within {} letters to estimate insert sizes: ends are placed unpaired until "
+      log_info("map: too few pairs with both ends placed FR, within {} letters of each other, to estimate insert sizes: "
+               "ends are placed unpaired until "
                "a part of -K read letters gives an estimate (-I gives one)",
                kMaxEstimatedInsert);
     }
@@ -413,6 +414,8 @@ class BatchMapper {
                      ? proper_pair(results_[r], results_[r + 1], sizes)
                      : choose_pair(results_[r], results_[r + 1], letters_[r].length(), letters_[r + 1].length(), sizes,
                                    params_, batch.fragment_number(r));
+      // -5 may have made another part of a split end primary than the one the pair's choice took.
+      if (batch.paired && params_.primary5) proper = proper_pair(results_[r], results_[r + 1], sizes);
       for (std::size_t e = 0; e < step; ++e) trace_reported(results_[r + e], letters_[r + e], index_, params_);
       for (std::size_t e = 0; e < step; ++e) {
         const EndRecordInput end{&batch.reads[r + e], &results_[r + e], &letters_[r + e]};

@@ -113,4 +113,14 @@ void set_single_end_mapq(EndResult& end, std::int32_t read_length, bool has_mate
   end.mapq = std::max(families, std::min(end.mapq, kFamilyDiscountFloor));
 }
 
+void set_supplementary_mapq(EndResult& end, const MapParams& params) {
+  end.supplementary_mapq.clear();
+  for (std::size_t i = 0; i < end.supplementary.size(); ++i) {
+    const Placement& part = end.placements[static_cast<std::size_t>(end.supplementary[i])];
+    const std::vector<double> others(end.supplementary_alternatives[i].begin(), end.supplementary_alternatives[i].end());
+    const int own = mapq_from_scores(part.score, others, {}, unseen_alternative_score(params), params);
+    end.supplementary_mapq.push_back(std::min(own, end.mapq));
+  }
+}
+
 }  // namespace hyalign::map

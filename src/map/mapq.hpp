@@ -38,4 +38,8 @@ int discount_repeats(int mapq, double repetitive_share);
 // cost more right placements than it saved wrong ones.)
 void set_single_end_mapq(EndResult& end, std::int32_t read_length, bool has_mate, const MapParams& params);
 
+// Each supplementary placement's MAPQ, from its own alternatives (supplementary_alternatives),
+// no higher than the primary's (BWA-MEM's rule: a part is placed no surer than the read).
+void set_supplementary_mapq(EndResult& end, const MapParams& params);
+
 }  // namespace hyalign::map

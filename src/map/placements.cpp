@@ -151,12 +151,14 @@ void LocusAligner::score_wider(std::uint32_t margin) {
   const std::size_t scored = scores_.size();
   std::vector<std::size_t> narrow;  // the tasks scored again, and their wider ones' ids from `scored` on
   for (std::size_t id = 0; id < scored && margin > 0; ++id) {
-    const long long outside_best = scoring_.max_score(queries_[id].size()) - scoring_.gap_open -
-                                   (static_cast<long long>(margin) + 1) * scoring_.gap_extend;
-    if (scores_[id].score >= outside_best) continue;
+    // The longest gap an alignment scoring more than this one can hold.
+    const long long longest_gap =
+        (scoring_.max_score(queries_[id].size()) - scores_[id].score - 1 - scoring_.gap_open) / scoring_.gap_extend;
+    if (longest_gap <= margin) continue;
+    const auto extra = static_cast<std::uint32_t>(std::min<long long>(longest_gap, kWiderBands * margin) - margin);
     Window wider = windows_[id];
-    wider.start -= margin;
-    wider.band_width += 2 * margin;
+    wider.start -= extra;
+    wider.band_width += 2 * extra;
     add(queries_[id], wider);
     narrow.push_back(id);
   }

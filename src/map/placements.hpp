@@ -65,12 +65,14 @@ class LocusAligner {
   // `query` must stay alive until clear(). Returns the task's number.
   std::size_t add(std::span<const std::uint8_t> query, const Window& window);
   void score_all();
-  // BWA-MEM's second try with a band twice as wide: the tasks scored so far (chains' bands, each
+  // A second try in a wider band, as BWA-MEM's: the tasks scored so far (chains' bands, each
   // `margin` letters beyond its seeds' diagonals) whose best leaves room for a better alignment
-  // outside the band (one that leaves it shifts by more than `margin` diagonals, a gap that costs at
-  // least open + (margin + 1) * extend) are scored again `margin` letters wider on each side, and
-  // keep that result where it scores more. A read with a deletion or insertion of up to 2 * margin
-  // letters between its seeds' chains is then aligned through it.
+  // outside the band (one that leaves it shifts by more than `margin` diagonals, a gap of that
+  // many letters) are scored again with the band reaching as far as the longest gap such an
+  // alignment can hold, up to kWiderBands * margin letters beyond the diagonals, and keep that
+  // result where it scores more. A read with a deletion or insertion between its seeds' chains is
+  // then aligned through it.
+  static constexpr std::uint32_t kWiderBands = 4;
   void score_wider(std::uint32_t margin);
   // The placement task `id` found (score 0: none), not traced back: its begins are estimated from
   // `query_begin`, the first read letter its seeds cover.

@@ -137,12 +137,12 @@ std::string RecordBuilder::listed_places(const EndResult& r, const EndLetters& l
 }
 
 bam1_t* RecordBuilder::build(const EndRecordInput& end, const Placement* p, const EndRecordInput* mate,
-                             const Fields& fields, std::uint16_t flag, int mapq, bool hard_clip) const {
+                             const Fields& fields, std::uint16_t flag, int mapq, Letters shown, int sub_score) const {
   const Read& read = *end.read;
   const bool reverse = p != nullptr && p->reverse;
   std::string letters, quality;
-  const bool secondary = (flag & BAM_FSECONDARY) != 0;
-  if (!secondary) strand_sequence(read, reverse, letters, quality);
+  if (shown != Letters::none) strand_sequence(read, reverse, letters, quality);
+  const bool hard_clip = shown == Letters::aligned;
   std::vector<std::uint32_t> cigar;
   std::int32_t tid = fields.mate_tid;
   std::int64_t pos = fields.mate_pos;
@@ -150,7 +150,7 @@ bam1_t* RecordBuilder::build(const EndRecordInput& end, const Placement* p, cons
     cigar = bam_cigar(*p, hard_clip);
     tid = static_cast<std::int32_t>(p->sequence);
     pos = p->text_begin - static_cast<std::int64_t>(reference_.starts[p->sequence]);
-    if (hard_clip && !secondary) {
+    if (hard_clip) {
       letters = letters.substr(static_cast<std::size_t>(p->query_begin), static_cast<std::size_t>(p->query_end - p->query_begin));
       if (!quality.empty()) quality = quality.substr(static_cast<std::size_t>(p->query_begin), letters.size());
     }
@@ -172,8 +172,7 @@ bam1_t* RecordBuilder::build(const EndRecordInput& end, const Placement* p, cons
     append_int(b, "NM", nm);
     append_text(b, "MD", md);
     append_int(b, "AS", sam_score(*p, end.letters->length(), options_.scoring));
-    const int sub = end.result->sub_score - options_.scoring.clip5 - options_.scoring.clip3;
-    append_int(b, "XS", std::max(0, sub));
+    append_int(b, "XS", std::max(0, sub_score - options_.scoring.clip5 - options_.scoring.clip3));
   }
   if (mate != nullptr && !fields.mate_cigar.empty()) append_text(b, "MC", fields.mate_cigar);
   if (!options_.read_group_id.empty()) append_text(b, "RG", options_.read_group_id);
@@ -219,43 +218,49 @@ void RecordBuilder::add(const EndRecordInput& end, const EndRecordInput* mate, i
   if (mine == nullptr) {
     Fields own = fields;
     own.template_length = 0;
-    out.push_back(build(end, nullptr, mate, own, flag | BAM_FUNMAP, 0, false));
+    out.push_back(build(end, nullptr, mate, own, flag | BAM_FUNMAP, 0, Letters::whole, 0));
     return;
   }
-  // SA: every part of a split read, on each part's record.
-  std::string parts;
+  // SA: every part of a split read, each with its own MAPQ, on each part's record (without its own).
+  std::vector<std::string> parts;
   if (!r.supplementary.empty()) {
-    parts = alignment_summary(*mine, r.mapq, *end.letters);
-    for (int k : r.supplementary) parts += alignment_summary(r.placements[static_cast<std::size_t>(k)], r.mapq, *end.letters);
+    parts.push_back(alignment_summary(*mine, r.mapq, *end.letters));
+    for (std::size_t i = 0; i < r.supplementary.size(); ++i)
+      parts.push_back(alignment_summary(r.placements[static_cast<std::size_t>(r.supplementary[i])],
+                                        r.supplementary_mapq[i], *end.letters));
   }
-  auto with_parts = [&](bam1_t* b, const Placement& p) {
+  auto with_parts = [&](bam1_t* b, std::size_t part) {
     if (!parts.empty()) {
-      // The other parts: drop this one's entry.
-      const std::string own = alignment_summary(p, r.mapq, *end.letters);
-      std::string others = parts;
-      if (const auto at = others.find(own); at != std::string::npos) others.erase(at, own.size());
+      std::string others;
+      for (std::size_t i = 0; i < parts.size(); ++i)
+        if (i != part) others += parts[i];
       append_text(b, "SA", others);
     }
     out.push_back(b);
   };
-  bam1_t* primary = build(end, mine, mate, fields, flag | (mine->reverse ? BAM_FREVERSE : 0), r.mapq, false);
+  bam1_t* primary =
+      build(end, mine, mate, fields, flag | (mine->reverse ? BAM_FREVERSE : 0), r.mapq, Letters::whole, r.sub_score);
   if (!r.listed.empty()) append_text(primary, "XA", listed_places(r, *end.letters));
-  with_parts(primary, *mine);
+  with_parts(primary, 0);
   const std::uint16_t split_flag = options_.mark_secondary ? BAM_FSECONDARY : BAM_FSUPPLEMENTARY;
-  for (int k : r.supplementary) {
-    const Placement& p = r.placements[static_cast<std::size_t>(k)];
+  const Letters split_letters = options_.soft_clip_supplementary ? Letters::whole : Letters::aligned;
+  for (std::size_t i = 0; i < r.supplementary.size(); ++i) {
+    const Placement& p = r.placements[static_cast<std::size_t>(r.supplementary[i])];
     Fields own = fields;
     own.template_length = 0;
-    with_parts(build(end, &p, mate, own, flag | split_flag | (p.reverse ? BAM_FREVERSE : 0), r.mapq,
-                     !options_.soft_clip_supplementary && !options_.mark_secondary),
-               p);
+    int sub = 0;
+    for (int score : r.supplementary_alternatives[i]) sub = std::max(sub, score);
+    with_parts(build(end, &p, mate, own, flag | split_flag | (p.reverse ? BAM_FREVERSE : 0), r.supplementary_mapq[i],
+                     split_letters, sub),
+               i + 1);
   }
   if (!options_.secondary) return;
   for (int k : r.secondary) {
     const Placement& p = r.placements[static_cast<std::size_t>(k)];
     Fields own = fields;
     own.template_length = 0;
-    out.push_back(build(end, &p, mate, own, flag | BAM_FSECONDARY | (p.reverse ? BAM_FREVERSE : 0), 0, false));
+    out.push_back(build(end, &p, mate, own, flag | BAM_FSECONDARY | (p.reverse ? BAM_FREVERSE : 0), 0, Letters::none,
+                        r.sub_score));
   }
 }
 

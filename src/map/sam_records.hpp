@@ -41,8 +41,12 @@ class RecordBuilder {
   // The mate's fields of an end's records (RNEXT, PNEXT, TLEN, MC and the mate's flags), `mine` the
   // end's primary placement or null.
   Fields mate_fields(const Placement* mine, const EndResult& mate, int end_number) const;
+  // A record's SEQ and QUAL: the whole read (its clips soft), the letters aligned (its clips hard:
+  // split parts, as BWA-MEM writes them, -M's too), or none ('*': secondary placements).
+  enum class Letters { whole, aligned, none };
+  // `sub_score`: the best other placement of the letters it aligns, for XS.
   bam1_t* build(const EndRecordInput& end, const Placement* placement, const EndRecordInput* mate,
-                const Fields& fields, std::uint16_t flag, int mapq, bool hard_clip) const;
+                const Fields& fields, std::uint16_t flag, int mapq, Letters shown, int sub_score) const;
   std::int64_t one_based_position(const Placement& p) const;  // on its reference sequence
   int edit_distance(const Placement& p, const EndLetters& letters) const;  // NM
   std::string alignment_summary(const Placement& p, int mapq, const EndLetters& letters) const;

@@ -712,10 +712,12 @@ TEST(Placements, Primary5PicksThePartNearestTheReadsStart) {
     EXPECT_EQ(end.best().text_begin, 1000) << "reverse " << reverse;
     ASSERT_EQ(end.supplementary.size(), 1u);
     EXPECT_EQ(end.placements[static_cast<std::size_t>(end.supplementary[0])].text_begin, 5000);
+    // As one end of a pair too: BWA-MEM does not pair the ends of a split read.
     end.placements = {later, earlier};
     choose_placements(end, 100, params, true);
-    EXPECT_EQ(end.best().text_begin, 5000);
+    EXPECT_EQ(end.best().text_begin, 1000);
     params.primary5 = false;
+    end.placements = {later, earlier};
     choose_placements(end, 100, params);
     EXPECT_EQ(end.best().text_begin, 5000);
     params.primary5 = true;
@@ -724,6 +726,34 @@ TEST(Placements, Primary5PicksThePartNearestTheReadsStart) {
 
 // XA lists the primary's other places scoring at least 80 % of its AS, when there are -h or fewer
 // of them (BWA-MEM's rule); none with -a, whose records show every place.
+// A split read's parts each have their own alternatives: the supplementary part's XS and MAPQ come
+// from the placements of its letters, not the primary's, and its MAPQ is no higher than the primary's.
+TEST(Placements, SupplementaryPartsHaveTheirOwnAlternatives) {
+  MapParams params;
+  Placement head = placement_at(false, 5000, 70), tail = placement_at(false, 1000, 40);
+  Placement head_copy = placement_at(false, 9000, 50), tail_copy = placement_at(false, 12000, 39);
+  head.query_begin = head_copy.query_begin = 0, head.query_end = head_copy.query_end = 70;
+  tail.query_begin = tail_copy.query_begin = 70, tail.query_end = tail_copy.query_end = 100;
+  EndResult end;
+  end.placements = {head, head_copy, tail, tail_copy};
+  choose_placements(end, 100, params);
+  set_single_end_mapq(end, 100, false, params);
+  set_supplementary_mapq(end, params);
+  ASSERT_EQ(end.supplementary, std::vector<int>{2});
+  EXPECT_EQ(end.alternatives, std::vector<int>{50});
+  EXPECT_EQ(end.supplementary_alternatives, std::vector<std::vector<int>>{{39}});
+  EXPECT_GT(end.mapq, 30);
+  ASSERT_EQ(end.supplementary_mapq.size(), 1u);
+  EXPECT_LT(end.supplementary_mapq[0], 10);  // one score unit from its copy
+  // With its copy far below, the part is as sure as the read, no surer.
+  end.placements = {head, head_copy, tail, placement_at(false, 12000, 1)};
+  end.placements[3].query_begin = 70;
+  choose_placements(end, 100, params);
+  set_single_end_mapq(end, 100, false, params);
+  set_supplementary_mapq(end, params);
+  EXPECT_EQ(end.supplementary_mapq, std::vector<int>{end.mapq});
+}
+
 TEST(Placements, ListedAlternativesFollowBwaMemsRule) {
   MapParams params;
   const int bonus = params.scoring.clip5 + params.scoring.clip3;
