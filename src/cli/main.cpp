@@ -1,5 +1,6 @@
 // hyalign: sequence alignment on every processor in the box.
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -22,7 +24,12 @@
 
 namespace {
 
+constexpr std::chrono::milliseconds kOtherRanksReportAfter{1500};
+
 int report(const char* kind, const char* what, int code) {
+  // An error every rank meets (an option, a missing or damaged input) is reported once: rank 0's
+  // report ends the job (dist::abort_job) before the others', held back a moment, are written.
+  if (hyalign::dist::size() > 1 && hyalign::dist::rank() != 0) std::this_thread::sleep_for(kOtherRanksReportAfter);
   std::fprintf(stderr, "hyalign: %s: %s%s\n", kind, hyalign::dist::error_prefix().c_str(), what);
   return code;
 }

@@ -154,7 +154,10 @@ void LocusAligner::score_wider(std::uint32_t margin) {
     // The longest gap an alignment scoring more than this one can hold.
     const long long longest_gap =
         (scoring_.max_score(queries_[id].size()) - scores_[id].score - 1 - scoring_.gap_open) / scoring_.gap_extend;
-    if (longest_gap <= margin) continue;
+    // A better alignment through a long gap has a chain on each side of it, and the band of the
+    // chain before the gap ends short of the read's end: only such tasks are tried again.
+    const bool reaches_end = scores_[id].query_end == static_cast<std::int32_t>(queries_[id].size());
+    if (longest_gap <= margin || reaches_end) continue;
     const auto extra = static_cast<std::uint32_t>(std::min<long long>(longest_gap, kWiderBands * margin) - margin);
     Window wider = windows_[id];
     wider.start -= extra;

@@ -68,7 +68,8 @@ class LocusAligner {
   // A second try in a wider band, as BWA-MEM's: the tasks scored so far (chains' bands, each
   // `margin` letters beyond its seeds' diagonals) whose best leaves room for a better alignment
   // outside the band (one that leaves it shifts by more than `margin` diagonals, a gap of that
-  // many letters) are scored again with the band reaching as far as the longest gap such an
+  // many letters) and that end short of the read's last letter (the chain before such a gap does)
+  // are scored again with the band reaching as far as the longest gap such an
   // alignment can hold, up to kWiderBands * margin letters beyond the diagonals, and keep that
   // result where it scores more. A read with a deletion or insertion between its seeds' chains is
   // then aligned through it.
