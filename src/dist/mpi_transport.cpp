@@ -60,6 +60,16 @@ Place start(int& argc, char**& argv) {
 
 void stop() {
   if (!started) return;
+  // Every rank waits here until all are done, so a rank that fails aborts the job (abort_job) while
+  // the others still run, never after one of them finalized: Open MPI's launcher can hang or crash
+  // on an abort that races a rank's MPI_Finalize. Polled, not spun: a rank done early leaves its
+  // core to the others.
+  MPI_Request all_done;
+  if (MPI_Ibarrier(MPI_COMM_WORLD, &all_done) == MPI_SUCCESS) {
+    int done = 0;
+    while (MPI_Test(&all_done, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   for (MPI_Comm& c : channels) MPI_Comm_free(&c);
   MPI_Finalize();
   started = false;

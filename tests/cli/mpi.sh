@@ -144,7 +144,10 @@ fails() {
 }
 
 awk 'NR == 2003 { print "-"; next } { print }' pairs_1.fq >broken_1.fq  # a FASTQ '+' line half-way
-fails "a bad option" 2 'error: rank [0-9]: -k' -- -np 2 "$hyalign" map -k 0 ../genome.fa ../pairs_1.fq -o out.sam
+fails "a bad option" 2 'error: rank [0-9]: -k' -- -np 3 "$hyalign" map -k 0 ../genome.fa ../pairs_1.fq -o out.sam
+# An error every rank meets is reported once, by rank 0, whose report ends the job.
+[ "$(grep -c 'hyalign: error' f/err.txt)" = 1 ] && grep -q 'error: rank 0: -k' f/err.txt && ok "one error line for the job" ||
+  { fail "one error line for the job"; grep 'hyalign: error' f/err.txt; }
 fails "bad input half-way" 1 "error: rank [0-9]: ../broken_1.fq:" -- \
   -np 3 "$hyalign" map -t 1 -K 12000 ../genome.fa ../broken_1.fq ../pairs_2.fq -o out.sam
 # (the same size as the good file, so that the ranks' inputs pass for the same)
