@@ -16,7 +16,8 @@ constexpr std::size_t kMinPairsForEstimate = 25;
 constexpr double kMinFrShare = 0.05;
 constexpr int kConfidentMapq = 20;     // ends trusted for the insert-size estimate
 constexpr double kOutlierIqrs = 2.0;   // beyond the quartiles, pairs left out of the estimate
-constexpr double kProperSds = 4.0;     // proper pairs' insert sizes: mean +- this many sds
+constexpr double kProperSds = 4.0;     // proper pairs' insert sizes: mean +- this many sds, or
+constexpr double kProperIqrs = 3.0;    // beyond the quartiles this many IQRs, where wider (BWA-MEM's)
 constexpr int kPairedMapqBoost = 40;   // the most pairing adds to an end's own MAPQ
 
 bool placed_confidently(const EndResult& end) { return end.mapped() && end.mapq >= kConfidentMapq; }
@@ -155,6 +156,8 @@ InsertSizes estimate_insert_sizes(std::span<const EndResult> ends, const InsertS
   if (n < kMinPairsForEstimate) return previous;
   const double mean = sum / n, sd = std::sqrt(std::max(0.0, sum2 / n - mean * mean));
   InsertSizes out = given_insert_sizes(mean, std::max(sd, 1.0));
+  out.low = std::max<std::int64_t>(1, std::min<std::int64_t>(out.low, std::llround(q1 - kProperIqrs * iqr)));
+  out.high = std::max<std::int64_t>(out.high, std::llround(q3 + kProperIqrs * iqr));
   out.pairs = n;
   return out;
 }

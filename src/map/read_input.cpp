@@ -51,9 +51,12 @@ bool ReadInput::read_one(SequenceReader& reader, Read& read, std::size_t& line) 
                      fmt::format("a read name of {} characters (SAM allows {} at most)", read.name.size(), kLongestName));
   const auto bad = std::find_if(record_.sequence.begin(), record_.sequence.end(),
                                 [](char c) { return !kReadLetters[static_cast<unsigned char>(c)]; });
+  // A FASTQ read's letters are on the line after its header; a FASTA read's may take several lines.
+  const bool fastq = reader.format() == SequenceFormat::fastq;
   if (bad != record_.sequence.end())
-    throw InputError(reader.path(), record_.line,
-                     fmt::format("the read '{}' holds {}, which is no base letter", read.name, shown_character(*bad)));
+    throw InputError(reader.path(), record_.line + (fastq ? 1 : 0),
+                     fmt::format("the read '{}'{} holds {}, which is no base letter", read.name,
+                                 fastq ? "" : " (its header line)", shown_character(*bad)));
   read.letters.assign(record_.sequence);
   read.quality.assign(record_.quality);
   read_comment_tags(reader, read);

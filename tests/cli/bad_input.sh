@@ -326,7 +326,7 @@ GTTTGACC0123GCAAGG
 +
 IIIIIIIIIIIIIIIIII
 ' >map_digits.fq
-  check_error map_digit_in_read "map_digits.fq:5: the read 'r2' holds '0', which is no base letter" -- map "$w/map_ref.fa" "$w/map_digits.fq"
+  check_error map_digit_in_read "map_digits.fq:6: the read 'r2' holds '0', which is no base letter" -- map "$w/map_ref.fa" "$w/map_digits.fq"
   printf '@%s
 GTTTGACCATGCATGCAAGG
 +

@@ -1010,7 +1010,10 @@ TEST(InsertSizes, EstimatedWithoutOutliers) {
   ASSERT_TRUE(sizes.known);
   EXPECT_NEAR(sizes.mean, 400, 3);
   EXPECT_NEAR(sizes.sd, 30, 3);
-  EXPECT_LT(sizes.high, 600);
+  // Proper pairs as BWA-MEM bounds them: 3 IQRs beyond the quartiles (0.674 + 3 * 1.349 sds of a
+  // normal distribution), wider than 4 sds from the mean.
+  EXPECT_NEAR(sizes.high, 400 + 30 * 4.72, 8);
+  EXPECT_NEAR(sizes.low, 400 - 30 * 4.72, 8);
   // Too few pairs: the previous estimate stays.
   const InsertSizes kept = estimate_insert_sizes({ends.data(), 20}, sizes);
   EXPECT_EQ(kept.mean, sizes.mean);
