@@ -146,9 +146,9 @@ TEST(DevicePlan, AutoLeavesTheGpusOutOfASmallJobAndHoldsThemForOneOfUnknownSize)
     EXPECT_EQ(choice, given);
     EXPECT_FALSE(asked) << "only auto asks";
   }
-  // The CUDA start these plans began ends before the test process does (as main's _Exit would
-  // not wait for it, a plain exit must: on a GPU machine it crashed the process).
-  usable_gpus();
+  // The CUDA starts these plans began end before the test process does: main's _Exit does not
+  // wait for them, but a plain exit must (on a GPU machine the process crashed in its exit).
+  while (background_work_under_way()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 namespace {
