@@ -70,14 +70,19 @@ class PaparaOutputs {
 };
 
 // Scoring step: the best branch of every query, on the devices --device asks for.
-std::vector<Placement> score_queries(const PaparaOptions& options, const StateSequences& queries,
+// "N queries", or under MPI "N of the job's M queries" (this rank's share).
+std::string queries_text(std::size_t mine, std::size_t all) {
+  return mine == all ? fmt::format("{} queries", mine) : fmt::format("{} of the job's {} queries", mine, all);
+}
+
+std::vector<Placement> score_queries(const PaparaOptions& options, const StateSequences& queries, std::size_t all,
                                      const Alphabet& alphabet, const BranchVectors& branches, Stopwatch& clock) {
   const std::vector<Placement> placements =
       place_queries(queries, alphabet, branches, {options.scoring, options.kernel, options.device, options.threads});
   const double seconds = clock.lap();
   const double cells = static_cast<double>(queries.total_residues()) * static_cast<double>(branches.columns) *
                        static_cast<double>(branches.branches);
-  log_info("scored {} queries against {} branches: {:.3g} cells in {:.2f} s ({:.2f} GCUPS)", queries.size(),
+  log_info("scored {} against {} branches: {:.3g} cells in {:.2f} s ({:.2f} GCUPS)", queries_text(queries.size(), all),
            branches.branches, cells, seconds, cells / seconds / 1e9);
   return placements;
 }
@@ -122,9 +127,10 @@ void run_papara(const PaparaOptions& options) {
   const dist::ItemUnits units(inputs.queries.size(), kQueriesPerUnit);
   StateSequences share;
   const StateSequences& queries = units.share_of(inputs.queries, share);
-  const std::vector<Placement> placements = score_queries(options, queries, alphabet, branches, clock);
+  const std::size_t all = inputs.queries.size();
+  const std::vector<Placement> placements = score_queries(options, queries, all, alphabet, branches, clock);
   const auto alignments = align_queries(options, queries, alphabet, branches, placements);
-  log_info("aligned {} queries to their best branches ({:.2f} s)", queries.size(), clock.lap());
+  log_info("aligned {} to their best branches ({:.2f} s)", queries_text(queries.size(), all), clock.lap());
 
   AtomicOutput* out = outputs ? &outputs->alignment() : nullptr;
   dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });

@@ -484,7 +484,7 @@ void write_every_query(AtomicOutput& out, const HitRows& r) {
 // The rows of this rank's units of queries, written by rank 0 in input order; returns what every
 // rank did (rank 0) or this rank's share.
 std::vector<dist::RankShare> write_in_units(std::optional<AtomicOutput>& out, const dist::ItemUnits& units,
-                                            const HitRows& r) {
+                                            const HitRows& r, std::size_t cells) {
   dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
   units.for_each_mine([&](std::size_t unit, std::size_t first, std::size_t end) {
     std::string text;
@@ -492,7 +492,7 @@ std::vector<dist::RankShare> write_in_units(std::optional<AtomicOutput>& out, co
     ordered.write(unit, text);
     ordered.end(unit);
   });
-  return ordered.finish(units.count(), {r.queries.size() / r.strands.per_query()});
+  return ordered.finish(units.count(), {r.queries.size() / r.strands.per_query(), cells});
 }
 
 // Devices: the CPU kernel on the threads, one worker per GPU with a core of its own (it unpacks
@@ -562,13 +562,11 @@ DatabaseShare score_chunks(RankChunks& rank_chunks, CodedSequences& chunk, std::
   return mine;
 }
 
-// The run's summary line: sizes, cells and GCUPS (scoring and top-hit alignment), time and memory.
+// The run's summary line: sizes, the job's cells (every rank's) and GCUPS over this rank's seconds
+// (the ranks score at once), time and memory.
 void log_search(const CodedSequences& queries, QueryStrands strands, const DatabaseShare& database,
-                const Scoring& scoring, const std::vector<engine::DeviceReport>& reports, const StepSeconds& steps,
-                double wall_seconds) {
+                const Scoring& scoring, double cells, const StepSeconds& steps, double wall_seconds) {
   const double scoring_seconds = steps.scoring + steps.tracebacks;
-  double cells = 0;
-  for (const auto& r : reports) cells += r.cells;
   const char* strand_text = !scoring.dna ? "" : strands.per_query() == 2 ? ", both strands" : strands.minus ? ", minus strand" : ", plus strand";
   log_info("searched {} {} queries ({} residues{}) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
            "{:.3g} cells in {:.2f} s ({:.2f} GCUPS, top hits aligned), {:.2f} s in all, peak memory {:.0f} MiB",
@@ -661,6 +659,7 @@ void run_search(const SearchOptions& given) {
       score_chunks(rank_chunks, chunk, first_chunk, {scorer, top, queries, scoring, o, threads, format.needs_aligned_letters()}, steps);
   if (mine.chunks_seen == 0) throw InputError(o.database, "no database sequences");
   mine.unknown = source->unknown_letters();
+  for (const engine::DeviceReport& report : scorer.reports()) mine.cells += static_cast<std::size_t>(report.cells);
 
   // With the database split, rank 0 merges every rank's top hits and writes every query's rows.
   const std::vector<DatabaseShare> database_shares =
@@ -675,7 +674,7 @@ void run_search(const SearchOptions& given) {
   if (o.split_database)
     write_every_query(*out, rows);
   else
-    query_shares = write_in_units(out, units, rows);
+    query_shares = write_in_units(out, units, rows, database.cells);
   if (!out) return;
   out->commit();
   steps.writing = seconds_since(step_start);
@@ -684,7 +683,9 @@ void run_search(const SearchOptions& given) {
     const std::string cells = fmt::format("{:.3g} cells", devices.work_counted());
     log_info("{}", engine::small_job_line(scored_before_gpus_started(cells)));
   }
-  log_search(queries, strands, database, scoring, scorer.reports(), steps, seconds_since(start));
+  // The job's queries and cells (every rank's), this rank's seconds.
+  const double job_cells = static_cast<double>(o.split_database ? database.cells : dist::summed(query_shares)[1]);
+  log_search(all_queries, strands, database, scoring, job_cells, steps, seconds_since(start));
   engine::log_device_reports(scorer.reports());
   if (o.split_database)
     log_shares(database_shares);

@@ -59,7 +59,7 @@ class Unpacker {
 };
 
 void pack_counts(Packer& out, const DatabaseShare& share) {
-  for (std::size_t n : {share.chunks_seen, share.chunks, share.sequences, share.residues, share.peak_memory_mib})
+  for (std::size_t n : {share.chunks_seen, share.chunks, share.sequences, share.residues, share.cells, share.peak_memory_mib})
     out.number(n);
   out.number(share.unknown.counts().size());
   for (const auto& [letter, times] : share.unknown.counts()) {
@@ -70,7 +70,8 @@ void pack_counts(Packer& out, const DatabaseShare& share) {
 
 DatabaseShare unpack_counts(Unpacker& in) {
   DatabaseShare share;
-  for (std::size_t* n : {&share.chunks_seen, &share.chunks, &share.sequences, &share.residues, &share.peak_memory_mib})
+  for (std::size_t* n :
+       {&share.chunks_seen, &share.chunks, &share.sequences, &share.residues, &share.cells, &share.peak_memory_mib})
     *n = in.number();
   for (std::uint64_t kinds = in.number(); kinds > 0; --kinds) {
     const auto letter = static_cast<char>(in.number());
@@ -161,6 +162,7 @@ DatabaseShare summed(const std::vector<DatabaseShare>& shares) {
     total.chunks += share.chunks;
     total.sequences += share.sequences;
     total.residues += share.residues;
+    total.cells += share.cells;
     for (const auto& [letter, times] : share.unknown.counts()) total.unknown.add(letter, times);
   }
   return total;

@@ -18,6 +18,7 @@ namespace hyalign::search {
 struct DatabaseShare {
   std::size_t chunks_seen = 0;  // the chunks of the whole database, as this rank counted them
   std::size_t chunks = 0, sequences = 0, residues = 0;  // those it scored
+  std::size_t cells = 0;  // the cells it scored (for the job's summary)
   std::size_t peak_memory_mib = 0;
   UnknownLetters unknown;
 };
