@@ -204,7 +204,14 @@ std::unique_ptr<FileBytes> open_file(const std::string& path) {
   struct stat st {};
   if (path == "-")
     return std::make_unique<FileBytes>(0, false, ::fstat(0, &st) == 0 ? bytes_ahead(0, st) : std::nullopt);
-  if (::stat(path.c_str(), &st) != 0) throw InputError(path, fmt::format("cannot open: {}", std::strerror(errno)));
+  if (::stat(path.c_str(), &st) != 0) {
+    // A shell's <(...) is a /dev/fd/N of the shell's children; mpirun's ranks are not among them.
+    const bool shell_pipe = errno == ENOENT && path.starts_with("/dev/fd/");
+    throw InputError(path, fmt::format("cannot open: {}{}", std::strerror(errno),
+                                       shell_pipe ? " (a shell pipe such as <(...) does not reach processes that mpirun "
+                                                    "or a job launcher starts: give a file)"
+                                                  : ""));
+  }
   if (S_ISDIR(st.st_mode)) throw InputError(path, "cannot open: is a directory");
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(path, fmt::format("cannot open: {}", std::strerror(errno)));
