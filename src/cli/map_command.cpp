@@ -122,7 +122,7 @@ void add_map_command(CLI::App& app, Action& action, const std::string& command_l
   cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
   add_scoring_options(*cmd, options->params, clip);
   add_search_options(*cmd, options->params);
-  cmd->add_option("-I", *insert, "Insert size mean[,sd] (default: estimated from each batch)");
+  cmd->add_option("-I", *insert, "FR insert size mean[,sd] (default: each batch's, for each pair orientation that enough pairs have: FR, RF, FF, RR)");
   cmd->add_flag("-S", options->params.skip_rescue, "Skip mate rescue");
   cmd->add_flag("-P", options->params.skip_pairing,
                 "Skip pairing: each end's primary is its own best placement (mate rescue still runs unless -S); "

@@ -245,7 +245,7 @@ class BatchMapper {
                                      params_.soft_clip_supplementary, params_.scoring}),
         header_(header), binary_(binary) {
     take_ready_devices(0, std::nullopt);
-    if (params_.insert_mean > 0) sizes_ = given_insert_sizes(params_.insert_mean, params_.insert_sd);
+    if (params_.insert_mean > 0) sizes_ = given_fr_sizes(params_.insert_mean, params_.insert_sd);
   }
 
   // Batch `unit` of the job (a unit of the job: ranks take batches in turn).
@@ -360,7 +360,7 @@ class BatchMapper {
   // Reads [first, last) of one part, finished with that part's insert sizes.
   struct FinishChunk {
     std::size_t first, last;
-    InsertSizes sizes;
+    PairSizes sizes;
   };
 
   // Each part's insert sizes, estimated in order from its own pairs (and the estimate before when
@@ -385,25 +385,27 @@ class BatchMapper {
   }
 
   void estimate_sizes(std::size_t first, std::size_t last) {
-    const bool first_estimate = !sizes_.known;
+    const bool first_estimate = !sizes_.known();
     sizes_ = estimate_insert_sizes({results_.data() + first, last - first}, sizes_);
-    if (!sizes_.known && !told_no_estimate_) {
+    if (!sizes_.known() && !told_no_estimate_) {
       told_no_estimate_ = true;
-      log_info("map: too few pairs with both ends placed FR, within {} letters of each other, to estimate insert sizes: "
-               "ends are placed unpaired until "
-               "a part of -K read letters gives an estimate (-I gives one)",
+      log_info("map: too few pairs with both ends placed within {} letters of each other, in one orientation, to "
+               "estimate insert sizes: ends are placed unpaired until a part of -K read letters gives an estimate (-I "
+               "gives one)",
                kMaxEstimatedInsert);
     }
-    if (first_estimate && sizes_.known)
-      log_info("map: insert size {:.1f} +- {:.1f} (proper {}-{}), from {} pairs; estimated again for every {} read "
-               "letters (-K)",
-               sizes_.mean, sizes_.sd, sizes_.low, sizes_.high, sizes_.pairs, options_.batch_bases);
+    if (!first_estimate || !sizes_.known()) return;
+    for (std::size_t o = 0; o < sizes_.of.size(); ++o)
+      if (const InsertSizes& s = sizes_.of[o]; s.known)
+        log_info("map: insert size {} {:.1f} +- {:.1f} (proper {}-{}), from {} pairs; estimated again for every {} "
+                 "read letters (-K)",
+                 kOrientationNames[o], s.mean, s.sd, s.low, s.high, s.pairs, options_.batch_bases);
   }
 
   // Mate rescue, the pair's choice, and the records.
   void finish_chunk(const ReadBatch& batch, const FinishChunk& chunk, Worker& w, ChunkOutput& out) {
     const std::size_t first = chunk.first, last = chunk.last;
-    const InsertSizes& sizes = chunk.sizes;
+    const PairSizes& sizes = chunk.sizes;
     if (batch.paired && !params_.skip_rescue) rescue_mates(batch, first, last, sizes, w);
     std::vector<bam1_t*> records;
     const std::size_t step = batch.paired ? 2 : 1;
@@ -439,14 +441,14 @@ class BatchMapper {
     }
   }
 
-  void rescue_mates(const ReadBatch& batch, std::size_t first, std::size_t last, const InsertSizes& sizes, Worker& w) {
-    if (!sizes.known) return;
+  void rescue_mates(const ReadBatch& batch, std::size_t first, std::size_t last, const PairSizes& sizes, Worker& w) {
+    if (!sizes.known()) return;
     std::vector<std::vector<RescueTask>> tasks(last - first);
     w.aligner->clear();
     for (std::size_t r = first; r < last; ++r) {
       const std::size_t mate = r ^ 1;
-      queue_rescues(results_[mate], letters_[mate].length(), letters_[r], results_[r], sizes, index_.reference(),
-                    params_, *w.aligner, tasks[r - first]);
+      queue_rescues(results_[mate], mate % 2 == 0, letters_[mate].length(), letters_[r], results_[r], sizes,
+                    index_.reference(), params_, *w.aligner, tasks[r - first]);
     }
     w.aligner->score_all();
     for (std::size_t r = first; r < last; ++r)
@@ -473,11 +475,11 @@ class BatchMapper {
   std::size_t most_chunk_fragments_ = kChunkFragments;
   std::vector<EndLetters> letters_;
   std::vector<EndResult> results_;
-  InsertSizes sizes_;  // the last part's
+  PairSizes sizes_;  // the last part's
   bool told_no_estimate_ = false;
   // Pairs without -I: each batch starts from the estimate the batch before ended with.
   bool estimates_sizes_ = (options_.interleaved || !options_.reads2.empty()) && params_.insert_mean <= 0;
-  dist::Relay<InsertSizes> relay_{sizes_};
+  dist::Relay<PairSizes> relay_{sizes_};
   StepSeconds seconds_;
 };
 

@@ -11,9 +11,9 @@ namespace hyalign::map {
 namespace {
 
 constexpr std::size_t kMinPairsForEstimate = 25;
-// No estimate is made from FR pairs that are this small a share of the confidently placed ones
-// (BWA-MEM's share for a pair orientation): such pairs are then chance neighbours.
-constexpr double kMinFrShare = 0.05;
+// No estimate is made from an orientation's pairs that are this small a share of the confidently
+// placed ones (BWA-MEM's share for a pair orientation): such pairs are then chance neighbours.
+constexpr double kMinOrientationShare = 0.05;
 constexpr int kConfidentMapq = 20;     // ends trusted for the insert-size estimate
 constexpr double kOutlierIqrs = 2.0;   // beyond the quartiles, pairs left out of the estimate
 constexpr double kProperSds = 4.0;     // proper pairs' insert sizes: mean +- this many sds, or
@@ -116,7 +116,56 @@ PairScore best_pair(const std::vector<PairScore>& pairs, const EndResult& first,
   return **std::max_element(tied.begin(), tied.end(), [&](const PairScore* x, const PairScore* y) { return tie(x) < tie(y); });
 }
 
+// Where orientation `o` puts the mate of `p` (the first end's placement when `anchor_first`), for
+// insert sizes [low, high]: its strand and the text positions its leftmost letter may take.
+struct MateRange {
+  bool reverse = false;
+  std::int64_t lowest = 0, highest = 0;
+};
+MateRange mate_range(const Placement& p, bool anchor_first, Orientation o, const InsertSizes& sizes,
+                     std::int64_t mate_length) {
+  const std::int64_t p5 = p.reverse ? p.text_end - 1 : p.text_begin;
+  const bool same_strand = o == Orientation::ff || o == Orientation::rr;
+  const bool mate_reverse = same_strand ? p.reverse : !p.reverse;
+  // Whether the mate's 5' letter lies after p's in the text.
+  bool after = false;
+  switch (o) {
+    case Orientation::fr: after = !p.reverse; break;
+    case Orientation::rf: after = p.reverse; break;
+    case Orientation::ff: after = anchor_first != p.reverse; break;
+    case Orientation::rr: after = anchor_first == p.reverse; break;
+  }
+  const std::int64_t nearest5 = after ? p5 + sizes.low - 1 : p5 - (sizes.high - 1);
+  const std::int64_t farthest5 = after ? p5 + sizes.high - 1 : p5 - (sizes.low - 1);
+  const std::int64_t to_leftmost = mate_reverse ? mate_length - 1 : 0;
+  return {mate_reverse, nearest5 - to_leftmost, farthest5 - to_leftmost};
+}
+
 }  // namespace
+
+std::optional<PairGeometry> pair_geometry(const Placement& first, const Placement& second) {
+  if (first.sequence != second.sequence) return std::nullopt;
+  const std::int64_t a5 = first.reverse ? first.text_end - 1 : first.text_begin;
+  const std::int64_t b5 = second.reverse ? second.text_end - 1 : second.text_begin;
+  PairGeometry g;
+  g.size = (a5 > b5 ? a5 - b5 : b5 - a5) + 1;
+  if (first.reverse != second.reverse) {
+    const std::int64_t forward5 = first.reverse ? b5 : a5, reverse5 = first.reverse ? a5 : b5;
+    g.orientation = reverse5 >= forward5 ? Orientation::fr : Orientation::rf;
+  } else {
+    const bool second_after = first.reverse ? b5 < a5 : b5 > a5;  // along the strand both lie on
+    g.orientation = second_after ? Orientation::ff : Orientation::rr;
+  }
+  return g;
+}
+
+std::optional<std::int64_t> proper_insert(const Placement& first, const Placement& second, const PairSizes& sizes) {
+  const std::optional<PairGeometry> g = pair_geometry(first, second);
+  if (!g) return std::nullopt;
+  const InsertSizes& s = sizes.of[static_cast<std::size_t>(g->orientation)];
+  if (!s.known || !s.proper(g->size)) return std::nullopt;
+  return g->size;
+}
 
 InsertSizes given_insert_sizes(double mean, double sd) {
   InsertSizes sizes;
@@ -128,24 +177,17 @@ InsertSizes given_insert_sizes(double mean, double sd) {
   return sizes;
 }
 
-std::int64_t fr_insert_size(const Placement& a, const Placement& b) {
-  if (a.sequence != b.sequence || a.reverse == b.reverse) return 0;
-  const Placement& forward = a.reverse ? b : a;
-  const Placement& reverse = a.reverse ? a : b;
-  return std::max<std::int64_t>(reverse.text_end - forward.text_begin, 0);
+PairSizes given_fr_sizes(double mean, double sd) {
+  PairSizes sizes;
+  sizes.of[static_cast<std::size_t>(Orientation::fr)] = given_insert_sizes(mean, sd);
+  return sizes;
 }
 
-InsertSizes estimate_insert_sizes(std::span<const EndResult> ends, const InsertSizes& previous) {
-  std::vector<std::int64_t> sizes;
-  std::size_t confident = 0;
-  for (std::size_t k = 0; k + 1 < ends.size(); k += 2) {
-    if (!placed_confidently(ends[k]) || !placed_confidently(ends[k + 1])) continue;
-    ++confident;
-    const std::int64_t size = fr_insert_size(ends[k].best(), ends[k + 1].best());
-    if (size > 0 && size <= kMaxEstimatedInsert) sizes.push_back(size);
-  }
-  if (sizes.size() < kMinPairsForEstimate || static_cast<double>(sizes.size()) < kMinFrShare * static_cast<double>(confident))
-    return previous;
+namespace {
+
+// One orientation's distribution from its pairs' sizes (sorted in place), IQR outliers left out;
+// nothing from too few.
+InsertSizes estimate_orientation(std::vector<std::int64_t>& sizes) {
   std::sort(sizes.begin(), sizes.end());
   const double q1 = quantile(sizes, 0.25), q3 = quantile(sizes, 0.75), iqr = q3 - q1;
   const double low = q1 - kOutlierIqrs * iqr, high = q3 + kOutlierIqrs * iqr;
@@ -153,7 +195,7 @@ InsertSizes estimate_insert_sizes(std::span<const EndResult> ends, const InsertS
   std::size_t n = 0;
   for (std::int64_t s : sizes)
     if (s >= low && s <= high) sum += static_cast<double>(s), sum2 += static_cast<double>(s) * s, ++n;
-  if (n < kMinPairsForEstimate) return previous;
+  if (n < kMinPairsForEstimate) return {};
   const double mean = sum / n, sd = std::sqrt(std::max(0.0, sum2 / n - mean * mean));
   InsertSizes out = given_insert_sizes(mean, std::max(sd, 1.0));
   out.low = std::max<std::int64_t>(1, std::min<std::int64_t>(out.low, std::llround(q1 - kProperIqrs * iqr)));
@@ -162,33 +204,50 @@ InsertSizes estimate_insert_sizes(std::span<const EndResult> ends, const InsertS
   return out;
 }
 
-void queue_rescues(const EndResult& anchor, std::int32_t anchor_length, const EndLetters& mate_letters,
-                   const EndResult& mate, const InsertSizes& sizes, const index::ReferenceText& reference,
+}  // namespace
+
+PairSizes estimate_insert_sizes(std::span<const EndResult> ends, const PairSizes& previous) {
+  std::array<std::vector<std::int64_t>, 4> sizes;
+  std::size_t confident = 0;
+  for (std::size_t k = 0; k + 1 < ends.size(); k += 2) {
+    if (!placed_confidently(ends[k]) || !placed_confidently(ends[k + 1])) continue;
+    ++confident;
+    const std::optional<PairGeometry> g = pair_geometry(ends[k].best(), ends[k + 1].best());
+    if (g && g->size <= kMaxEstimatedInsert) sizes[static_cast<std::size_t>(g->orientation)].push_back(g->size);
+  }
+  PairSizes out;
+  for (std::size_t o = 0; o < sizes.size(); ++o)
+    if (sizes[o].size() >= kMinPairsForEstimate &&
+        static_cast<double>(sizes[o].size()) >= kMinOrientationShare * static_cast<double>(confident))
+      out.of[o] = estimate_orientation(sizes[o]);
+  return out.known() ? out : previous;
+}
+
+void queue_rescues(const EndResult& anchor, bool anchor_first, std::int32_t anchor_length, const EndLetters& mate_letters,
+                   const EndResult& mate, const PairSizes& sizes, const index::ReferenceText& reference,
                    const MapParams& params, LocusAligner& aligner, std::vector<RescueTask>& tasks) {
-  if (!anchor.mapped() || !sizes.known) return;
+  if (!anchor.mapped() || !sizes.known()) return;
   const std::int64_t length = mate_letters.length();
   const int floor = anchor.best().score - params.unpaired_penalty;
   // A repeat's seeds may have missed a better copy near the anchor's best place than the one found.
   const bool search_near_best = mate.mapped() && placed_among_copies(mate, mate.best().score, params);
   unsigned queued = 0;
   for (const Placement& p : anchor.placements) {
-    if (p.score < floor || !scores_enough(p, anchor_length, params) || queued == params.max_rescues) continue;
+    if (p.score < floor || !scores_enough(p, anchor_length, params)) continue;
     bool mate_near = false;
-    for (const Placement& q : mate.placements) {
-      const std::int64_t size = fr_insert_size(p, q);
-      mate_near |= sizes.proper(size);
-    }
+    for (const Placement& q : mate.placements)
+      mate_near |= (anchor_first ? proper_insert(p, q, sizes) : proper_insert(q, p, sizes)).has_value();
     if (mate_near && !(search_near_best && &p == &anchor.best())) continue;
-    // The mate lies on the other strand, its leftmost letter where the insert sizes put it.
-    const bool mate_reverse = !p.reverse;
-    const std::int64_t lowest = mate_reverse ? p.text_begin + sizes.low - length : p.text_end - sizes.high;
-    const std::int64_t highest = mate_reverse ? p.text_begin + sizes.high - length : p.text_end - sizes.low;
     const std::int64_t seq_begin = static_cast<std::int64_t>(reference.starts[p.sequence]);
     const std::int64_t seq_end = seq_begin + static_cast<std::int64_t>(reference.lengths[p.sequence]);
-    if (highest + length <= seq_begin || lowest >= seq_end) continue;
-    const Window window = rescue_window(std::max(lowest, seq_begin - length), std::min(highest, seq_end), p.sequence);
-    tasks.push_back({aligner.add(mate_letters.codes[mate_reverse], window), mate_reverse});
-    ++queued;
+    for (std::size_t o = 0; o < sizes.of.size() && queued < params.max_rescues; ++o) {
+      if (!sizes.of[o].known) continue;
+      const MateRange m = mate_range(p, anchor_first, static_cast<Orientation>(o), sizes.of[o], length);
+      if (m.highest + length <= seq_begin || m.lowest >= seq_end) continue;
+      const Window window = rescue_window(std::max(m.lowest, seq_begin - length), std::min(m.highest, seq_end), p.sequence);
+      tasks.push_back({aligner.add(mate_letters.codes[m.reverse], window), m.reverse});
+      ++queued;
+    }
   }
 }
 
@@ -212,15 +271,13 @@ void add_rescued(std::span<const RescueTask> tasks, const LocusAligner& aligner,
   set_single_end_mapq(mate, read_length, true, params);
 }
 
-bool proper_pair(const EndResult& first, const EndResult& second, const InsertSizes& sizes) {
-  if (!sizes.known || !first.mapped() || !second.mapped()) return false;
-  const std::int64_t size = fr_insert_size(first.best(), second.best());
-  return sizes.proper(size);
+bool proper_pair(const EndResult& first, const EndResult& second, const PairSizes& sizes) {
+  return first.mapped() && second.mapped() && proper_insert(first.best(), second.best(), sizes).has_value();
 }
 
 bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std::int32_t length2,
-                 const InsertSizes& sizes, const MapParams& params, std::uint64_t pair_number) {
-  if (!sizes.known || first.placements.empty() || second.placements.empty()) return false;
+                 const PairSizes& sizes, const MapParams& params, std::uint64_t pair_number) {
+  if (!sizes.known() || first.placements.empty() || second.placements.empty()) return false;
   std::vector<PairScore> pairs;
   std::vector<char> second_enough(second.placements.size());
   for (std::size_t j = 0; j < second.placements.size(); ++j)
@@ -231,9 +288,11 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
     for (std::size_t j = 0; j < second.placements.size(); ++j) {
       const Placement& b = second.placements[j];
       if (!second_enough[j]) continue;
-      const std::int64_t size = fr_insert_size(a, b);
-      if (!sizes.proper(size)) continue;
-      pairs.push_back({a.score + b.score + insert_score(size, sizes, params.scoring), static_cast<int>(i),
+      const std::optional<PairGeometry> g = pair_geometry(a, b);
+      if (!g) continue;
+      const InsertSizes& orientation_sizes = sizes.of[static_cast<std::size_t>(g->orientation)];
+      if (!orientation_sizes.known || !orientation_sizes.proper(g->size)) continue;
+      pairs.push_back({a.score + b.score + insert_score(g->size, orientation_sizes, params.scoring), static_cast<int>(i),
                        static_cast<int>(j)});
     }
   }

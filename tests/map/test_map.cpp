@@ -554,9 +554,9 @@ TEST_F(MapSteps, RescueSearchesNearTheAnchorWhenTheMateIsARepeat) {
   EndResult mate;
   mate.placements = {placement_at(true, a + 150, 100), placement_at(true, 12000, 100)};
   mate.primary = 0;
-  const InsertSizes sizes = given_insert_sizes(300, 30);
+  const PairSizes sizes = given_fr_sizes(300, 30);
   std::vector<RescueTask> tasks;
-  queue_rescues(anchor, 100, mate_letters, mate, sizes, index.reference(), params, aligner, tasks);
+  queue_rescues(anchor, true, 100, mate_letters, mate, sizes, index.reference(), params, aligner, tasks);
   ASSERT_EQ(tasks.size(), 1u);
   aligner.score_all();
   add_rescued(tasks, aligner, 100, 1, params, mate);
@@ -569,7 +569,7 @@ TEST_F(MapSteps, RescueSearchesNearTheAnchorWhenTheMateIsARepeat) {
   placed_once.placements = {placement_at(true, a + 150, 100)};
   placed_once.primary = 0;
   tasks.clear();
-  queue_rescues(anchor, 100, mate_letters, placed_once, sizes, index.reference(), params, aligner, tasks);
+  queue_rescues(anchor, true, 100, mate_letters, placed_once, sizes, index.reference(), params, aligner, tasks);
   EXPECT_TRUE(tasks.empty());
 }
 
@@ -818,7 +818,7 @@ bool pair_equal_reads(EndResult& first, EndResult& second, std::int32_t length, 
   sort_placements(second.placements, pair_number << 1 | 1);
   choose_placements(first, length, params);
   choose_placements(second, length, params);
-  return choose_pair(first, second, length, length, given_insert_sizes(499, 50), params, pair_number);
+  return choose_pair(first, second, length, length, given_fr_sizes(499, 50), params, pair_number);
 }
 
 TEST(Pairing, EqualPairsAreChosenAsBwaMemChooses) {
@@ -959,13 +959,13 @@ EndResult one_placement_end(bool reverse, std::int64_t begin, int score) {
 
 int mate_mapq_between_copies(std::int64_t insert_a, std::int64_t insert_b, std::int64_t* chosen_insert) {
   MapParams params;
-  const InsertSizes sizes = given_insert_sizes(500, 50);
+  const PairSizes sizes = given_fr_sizes(500, 50);
   EndResult first = one_placement_end(false, 10000, 100);
   EndResult second = one_placement_end(true, 10000 + insert_a - 100, 100);
   second.placements.push_back(one_placement_end(true, 10000 + insert_b - 100, 100).placements[0]);
   second.mapq = 0;
   EXPECT_TRUE(choose_pair(first, second, 100, 100, sizes, params, 0));
-  *chosen_insert = fr_insert_size(first.best(), second.best());
+  *chosen_insert = pair_geometry(first.best(), second.best())->size;
   return second.mapq;
 }
 
@@ -1006,8 +1006,10 @@ TEST(InsertSizes, EstimatedWithoutOutliers) {
       ends.push_back(r);
     }
   }
-  const InsertSizes sizes = estimate_insert_sizes(ends, {});
+  const PairSizes all = estimate_insert_sizes(ends, {});
+  const InsertSizes& sizes = all.of[static_cast<std::size_t>(Orientation::fr)];
   ASSERT_TRUE(sizes.known);
+  EXPECT_FALSE(all.of[static_cast<std::size_t>(Orientation::rf)].known);
   EXPECT_NEAR(sizes.mean, 400, 3);
   EXPECT_NEAR(sizes.sd, 30, 3);
   // Proper pairs as BWA-MEM bounds them: 3 IQRs beyond the quartiles (0.674 + 3 * 1.349 sds of a
@@ -1015,8 +1017,8 @@ TEST(InsertSizes, EstimatedWithoutOutliers) {
   EXPECT_NEAR(sizes.high, 400 + 30 * 4.72, 8);
   EXPECT_NEAR(sizes.low, 400 - 30 * 4.72, 8);
   // Too few pairs: the previous estimate stays.
-  const InsertSizes kept = estimate_insert_sizes({ends.data(), 20}, sizes);
-  EXPECT_EQ(kept.mean, sizes.mean);
+  const PairSizes kept = estimate_insert_sizes({ends.data(), 20}, all);
+  EXPECT_EQ(kept.of[static_cast<std::size_t>(Orientation::fr)].mean, sizes.mean);
 }
 
 // Ends that lie anywhere (Hi-C, chimeras): pairs more than 10 kb apart are not counted, nor FR pairs
@@ -1036,13 +1038,74 @@ TEST(InsertSizes, NoneFromEndsThatLieAnywhere) {
     const std::int64_t start = static_cast<std::int64_t>(rng() % 5'000'000);
     far.push_back(end_at(start, false));
     far.push_back(end_at(start + 10'001 + static_cast<std::int64_t>(rng() % 5'000'000), true));
-    // 60 FR pairs 400 apart among 2000 confident ones, the rest facing the same way.
+    // 60 FR pairs 400 apart among 2000 confident ones, the rest facing the same way (FF).
     mixed.push_back(end_at(start, false));
     mixed.push_back(end_at(start + 300, k < 60));
   }
-  EXPECT_FALSE(estimate_insert_sizes(far, {}).known);
-  EXPECT_FALSE(estimate_insert_sizes(mixed, {}).known);
-  EXPECT_TRUE(estimate_insert_sizes({mixed.data(), 2 * 600}, {}).known) << "60 FR pairs among 600 make an estimate";
+  constexpr auto fr = static_cast<std::size_t>(Orientation::fr), ff = static_cast<std::size_t>(Orientation::ff);
+  EXPECT_FALSE(estimate_insert_sizes(far, {}).known());
+  const PairSizes mixed_sizes = estimate_insert_sizes(mixed, {});
+  EXPECT_FALSE(mixed_sizes.of[fr].known) << "60 FR pairs among 2000 are chance neighbours";
+  EXPECT_TRUE(mixed_sizes.of[ff].known);
+  EXPECT_TRUE(estimate_insert_sizes({mixed.data(), 2 * 600}, {}).of[fr].known) << "60 FR pairs among 600 make an estimate";
+}
+
+// BWA-MEM's four orientations, each measured from one end's 5' letter to the other's.
+TEST(Pairing, OrientationsAndSizesAreBwaMems) {
+  // placement_at: 100 letters from `begin`; a reverse one's 5' letter is its last.
+  const auto geometry = [](bool reverse1, std::int64_t begin1, bool reverse2, std::int64_t begin2) {
+    return *pair_geometry(placement_at(reverse1, begin1, 100), placement_at(reverse2, begin2, 100));
+  };
+  const auto expect = [](PairGeometry g, Orientation o, std::int64_t size) {
+    EXPECT_EQ(g.orientation, o);
+    EXPECT_EQ(g.size, size);
+  };
+  expect(geometry(false, 1000, true, 1300), Orientation::fr, 400);  // facing each other
+  expect(geometry(true, 1300, false, 1000), Orientation::fr, 400);
+  expect(geometry(true, 1000, false, 1300), Orientation::rf, 202);  // facing away: 5' letters 1099 and 1300
+  expect(geometry(false, 1300, true, 1000), Orientation::rf, 202);
+  expect(geometry(false, 1000, false, 1300), Orientation::ff, 301);  // the second after the first, along their strand
+  expect(geometry(true, 1300, true, 1000), Orientation::ff, 301);
+  expect(geometry(false, 1300, false, 1000), Orientation::rr, 301);
+  expect(geometry(true, 1000, true, 1300), Orientation::rr, 301);
+  Placement elsewhere = placement_at(true, 1300, 100);
+  elsewhere.sequence = 1;
+  EXPECT_FALSE(pair_geometry(placement_at(false, 1000, 100), elsewhere));
+}
+
+// A mate-pair library (RF): its own distribution, its pairs proper, and a mate searched for where
+// RF puts it.
+TEST_F(MapSteps, MatePairsAreEstimatedPairedAndRescuedAsRf) {
+  std::vector<EndResult> ends;
+  for (int k = 0; k < 400; ++k) {
+    ends.push_back(one_placement_end(true, 100000 + 50 * k, 100));                   // 5' letter at 100099 + 50k
+    ends.push_back(one_placement_end(false, 100000 + 50 * k + 200 + k % 41, 100));  // facing away
+  }
+  const PairSizes sizes = estimate_insert_sizes(ends, {});
+  const InsertSizes& rf = sizes.of[static_cast<std::size_t>(Orientation::rf)];
+  ASSERT_TRUE(rf.known);
+  EXPECT_FALSE(sizes.of[static_cast<std::size_t>(Orientation::fr)].known);
+  EXPECT_NEAR(rf.mean, 122, 2);
+  EXPECT_TRUE(proper_pair(ends[0], ends[1], sizes));
+  EXPECT_FALSE(proper_pair(ends[0], one_placement_end(true, 100300, 100), sizes));
+  // The first end forward in the genome's unique start; its RF mate, reverse, ends 150 letters before.
+  const auto kernel = kernels::make_extend_cpu_kernel(engine::KernelChoice::scalar, params.scoring);
+  const auto scorer = kernel->make_scorer();
+  LocusAligner aligner(index, params.scoring, *scorer);
+  EndResult anchor = one_placement_end(false, 6000, 100);
+  anchor.placements[0].traced = true;
+  EndLetters mate_letters;
+  mate_letters.assign(reverse_complement(index.reference().text.substr(5750, 100)));
+  EndResult mate;
+  std::vector<RescueTask> tasks;
+  queue_rescues(anchor, true, 100, mate_letters, mate, sizes, index.reference(), params, aligner, tasks);
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_TRUE(tasks[0].reverse);
+  aligner.score_all();
+  add_rescued(tasks, aligner, 100, 1, params, mate);
+  ASSERT_TRUE(mate.mapped());
+  EXPECT_EQ(mate.best().text_end, 5850);
+  EXPECT_EQ(pair_geometry(anchor.best(), mate.best())->orientation, Orientation::rf);
 }
 
 TEST(GpuTrial, BatchesLeftFollowTheShareRead) {
