@@ -1144,7 +1144,9 @@ SimulatedPairs write_pairs(const test::TempDir& dir, const index::ReferenceText&
     std::string fragment = ref.text.substr(start, size);
     for (char& c : fragment)
       if (rng() % 200 == 0) c = "acgt"[rng() % 4];
-    const std::string name = "p" + std::to_string(k) + "_" + std::to_string(start + 1);
+    // Appended, not a chain of operator+ (GCC 12 warns of a huge copy inlined from that).
+    std::string name = "p";
+    name.append(std::to_string(k)).append("_").append(std::to_string(start + 1));
     r1 << '@' << name << "/1\n" << fragment.substr(0, 100) << "\n+\n" << std::string(100, 'I') << '\n';
     r2 << '@' << name << "/2\n" << reverse_complement(fragment.substr(size - 100)) << "\n+\n" << std::string(100, 'I') << '\n';
   }
