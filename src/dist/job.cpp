@@ -1,5 +1,6 @@
 #include "dist/job.hpp"
 
+#include <sched.h>
 #include <sys/stat.h>
 
 #include <thread>
@@ -14,12 +15,33 @@ namespace {
 
 transport::Place place;
 
+// Units a rank gets where the work allows: enough to even out units of unequal cost.
+constexpr std::size_t kUnitsPerRank = 4;
+
+// The node's hardware threads divided between its ranks.
+unsigned node_share() {
+  return std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(place.local_size));
+}
+
+// The hardware threads this process may run on: fewer than the node's where a launcher bound it
+// (mpirun binds each rank to a core or a socket), a cpuset holds it (Slurm, containers) or taskset.
+unsigned usable_threads() {
+  cpu_set_t usable;
+  CPU_ZERO(&usable);
+  if (sched_getaffinity(0, sizeof usable, &usable) != 0) return std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::max(1, CPU_COUNT(&usable)));
+}
+
 }  // namespace
 
 Job::Job(int& argc, char**& argv) {
   place = transport::start(argc, argv);
   if (place.size == 1) return;
   Log::instance().set_quiet(place.rank != 0);
+  if (usable_threads() < node_share())
+    log_info("notice: the launcher bound each rank to {} of the {} hardware threads a rank could use here; "
+             "mpirun --bind-to none (or --map-by socket:PE=N) lets each use its share",
+             usable_threads(), node_share());
   engine::share_gpus(static_cast<unsigned>(place.local_rank), static_cast<unsigned>(place.local_size));
 }
 
@@ -29,10 +51,7 @@ int rank() { return place.rank; }
 int size() { return place.size; }
 bool writes_output() { return place.rank == 0; }
 
-unsigned hardware_threads() {
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  return std::max(1u, hardware / static_cast<unsigned>(place.local_size));
-}
+unsigned hardware_threads() { return std::min(node_share(), usable_threads()); }
 
 void check_same_inputs(const std::vector<std::string>& paths) {
   if (place.size == 1) return;
@@ -65,8 +84,13 @@ std::uint64_t from_rank_zero(std::uint64_t value) {
   return place.size > 1 ? transport::from_rank_zero(value) : value;
 }
 
+std::size_t stream_unit_size(std::uint64_t total, std::size_t fewest, std::size_t most) {
+  const std::uint64_t share = total / (kUnitsPerRank * static_cast<std::uint64_t>(size()));
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>(share, fewest, std::max(fewest, most)));
+}
+
 ItemUnits::ItemUnits(std::size_t items, std::size_t most_per_unit, std::size_t together) : items_(items) {
-  const std::size_t wanted_units = 4 * static_cast<std::size_t>(size());
+  const std::size_t wanted_units = kUnitsPerRank * static_cast<std::size_t>(size());
   per_unit_ = std::clamp<std::size_t>((items + wanted_units - 1) / wanted_units, 1,
                                       std::max<std::size_t>(1, most_per_unit));
   together = std::max<std::size_t>(1, together);

@@ -27,7 +27,7 @@ class Job {
 int rank();
 int size();
 bool writes_output();         // rank 0 opens the outputs and writes them
-unsigned hardware_threads();  // this node's hardware threads divided between its ranks
+unsigned hardware_threads();  // this node's hardware threads divided between its ranks, at most those it may use
 std::string error_prefix();   // "rank R: " in a job of several ranks, so that an error names its rank
 // After an error on this rank: ends every rank (the launcher exits with `code`).
 [[noreturn]] void abort_job(int code);
@@ -36,6 +36,11 @@ std::string error_prefix();   // "rank R: " in a job of several ranks, so that a
 // UsageError unless each path names a regular file of the same size on every rank (standard
 // input or a pipe reaches one rank only). Empty paths are left out.
 void check_same_inputs(const std::vector<std::string>& paths);
+
+// The size of a stream's units in a job of several ranks: about four units a rank of the stream's
+// `total` size (a file's, the same on every rank), within [fewest, most], so that a small input is
+// still shared between the ranks.
+std::size_t stream_unit_size(std::uint64_t total, std::size_t fewest, std::size_t most);
 
 // The rank that does unit `unit`.
 inline int owner(std::size_t unit) { return static_cast<int>(unit % static_cast<std::size_t>(size())); }

@@ -1,6 +1,7 @@
 // The transport over MPI (Open MPI from Debian's libopenmpi-dev, or any MPI-3 library).
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -34,6 +35,30 @@ bool launched_by_mpi() {
   return false;
 }
 
+// Waits for `ready()` to turn true, sleeping between tries: a rank waiting for another leaves its
+// core to this rank's workers (Open MPI's blocking calls spin, taking a core for the whole wait:
+// a rank's send waits until rank 0 writes that unit). Each try also moves MPI's transfers on (a
+// TCP send goes out a socket buffer a call), so the sleeps grow only to a quarter millisecond.
+template <class Ready>
+void wait_polled(Ready&& ready) {
+  auto pause = std::chrono::microseconds(20);
+  while (!ready()) {
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(250));
+  }
+}
+
+// Completes `request`; false if MPI reports an error.
+bool complete(MPI_Request& request) {
+  int status = MPI_SUCCESS;
+  wait_polled([&] {
+    int done = 0;
+    status = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    return status != MPI_SUCCESS || done != 0;
+  });
+  return status == MPI_SUCCESS;
+}
+
 }  // namespace
 
 Place start(int& argc, char**& argv) {
@@ -65,11 +90,7 @@ void stop() {
   // on an abort that races a rank's MPI_Finalize. Polled, not spun: a rank done early leaves its
   // core to the others.
   MPI_Request all_done;
-  if (MPI_Ibarrier(MPI_COMM_WORLD, &all_done) == MPI_SUCCESS) {
-    int done = 0;
-    while (MPI_Test(&all_done, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  if (MPI_Ibarrier(MPI_COMM_WORLD, &all_done) == MPI_SUCCESS) complete(all_done);
   for (MPI_Comm& c : channels) MPI_Comm_free(&c);
   MPI_Finalize();
   started = false;
@@ -97,14 +118,21 @@ constexpr std::size_t kMostBytes = std::size_t{1} << 30;
 constexpr int kPartTag = 32767;  // the largest tag every MPI library allows
 
 void send_one(Channel channel, int to, int tag, std::string_view bytes) {
-  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm(channel)), "MPI_Send");
+  MPI_Request sent;
+  check(MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm(channel), &sent),
+        "MPI_Isend");
+  if (!complete(sent)) throw std::runtime_error("MPI_Isend: the message was not sent");
 }
 
 int receive_one(Channel channel, int from, std::string& bytes) {
   // A matched probe: the message sized is the one received, whatever other threads receive.
   MPI_Message message;
   MPI_Status status;
-  check(MPI_Mprobe(from, MPI_ANY_TAG, comm(channel), &message, &status), "MPI_Mprobe");
+  int found = 0;
+  wait_polled([&] {
+    check(MPI_Improbe(from, MPI_ANY_TAG, comm(channel), &found, &message, &status), "MPI_Improbe");
+    return found != 0;
+  });
   int count = 0;
   check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
   bytes.resize(static_cast<std::size_t>(count));

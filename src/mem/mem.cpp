@@ -311,13 +311,16 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
 // Letters per batch: 64 Mi, fewer where the output runs to many bytes per letter (-maxmatch on a
 // repetitive genome writes 40 and more), so that a batch's text stays near kOutputBytes: memory
 // stays bounded, and reading, matching and writing still overlap in a file of few batches.
-// --batch-letters fixes the size, and so does a job of several ranks (16 Mi by default): every
-// rank cuts the file into the same batches, and only a batch's owner sees its output.
+// --batch-letters fixes the size, and so does a job of several ranks (about four batches a rank by
+// the file's size, 1-16 Mi letters): every rank cuts the file into the same batches, and only a
+// batch's owner sees its output.
 class BatchSizer {
  public:
-  explicit BatchSizer(std::size_t given)
+  BatchSizer(std::size_t given, const std::string& path)
       : fixed_(given > 0 || dist::size() > 1),
-        letters_(given > 0 ? given : dist::size() > 1 ? kJobLetters : kMostLetters) {}
+        letters_(given > 0            ? given
+                 : dist::size() > 1 ? dist::stream_unit_size(file_letters(path), kFewestJobLetters, kJobLetters)
+                                    : kMostLetters) {}
   std::size_t letters() const { return letters_; }
   // The letters of a file's first batch. Held GPUs start once `letters_left` more letters are
   // matched: a size of its own cuts the batch just past them, so that a large job read from a pipe
@@ -336,7 +339,13 @@ class BatchSizer {
 
  private:
   static constexpr std::size_t kMostLetters = std::size_t{64} << 20, kFewestLetters = std::size_t{4} << 20,
-                               kOutputBytes = std::size_t{512} << 20, kJobLetters = std::size_t{16} << 20;
+                               kOutputBytes = std::size_t{512} << 20, kJobLetters = std::size_t{8} << 20,
+                               kFewestJobLetters = std::size_t{1} << 20;
+  // About the file's letters, the same on every rank: a job's inputs are regular files
+  // (dist::check_same_inputs), and a gzip file's compressed bytes stand for its letters.
+  static std::uint64_t file_letters(const std::string& path) {
+    return size_as_read(path).value_or(letters_at_least({path}));
+  }
   bool fixed_;
   std::size_t letters_;
 };
@@ -377,7 +386,7 @@ struct BatchInFlight {
 void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options,
                       const SectionWriter& writer, dist::OrderedOutput& out, dist::UnitCounter& units,
                       QueryTotals& totals, QueryTotals& others) {
-  BatchSizer sizer(options.batch_letters);
+  BatchSizer sizer(options.batch_letters, path);
   OwnBatches reader(path, options.threads, units);
   BatchInFlight flight[2];
   RecordBatch next;

@@ -1,5 +1,6 @@
 // The tool-neutral engine: best-hit tables, device planning and the scheduler's shares.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "dist/job.hpp"
 #include "engine/best_hits.hpp"
 #include "engine/device_plan.hpp"
 #include "engine/device_start.hpp"
@@ -589,4 +591,32 @@ TEST(TileQueue, TakesFromBothEndsCoverTheGridOnce) {
       EXPECT_DOUBLE_EQ(queue.remaining_cost(), 0);
     }
   }
+}
+
+// A stream of a job's input is cut into about four units a rank, within the bounds given (one
+// process here: four units).
+TEST(Job, StreamUnitsAreAboutFourARankWithinBounds) {
+  EXPECT_EQ(hyalign::dist::stream_unit_size(std::uint64_t{20} << 20, 1 << 20, 16 << 20), std::size_t{5} << 20);
+  EXPECT_EQ(hyalign::dist::stream_unit_size(std::uint64_t{1} << 40, 1 << 20, 16 << 20), std::size_t{16} << 20);
+  EXPECT_EQ(hyalign::dist::stream_unit_size(1000, 1 << 20, 16 << 20), std::size_t{1} << 20);
+  EXPECT_EQ(hyalign::dist::stream_unit_size(0, 1 << 20, 16 << 20), std::size_t{1} << 20);
+}
+
+// `-t 0` takes the hardware threads the process may run on (a launcher's binding, taskset), not
+// every one of the node's.
+TEST(Job, ThreadsAreThoseTheProcessMayRunOn) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  if (CPU_COUNT(&before) < 2) GTEST_SKIP() << "this process may run on one hardware thread only";
+  EXPECT_EQ(hyalign::dist::hardware_threads(), static_cast<unsigned>(std::min<int>(
+                                          CPU_COUNT(&before), static_cast<int>(std::thread::hardware_concurrency()))));
+  int first = 0;
+  while (!CPU_ISSET(first, &before)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const unsigned bound = hyalign::dist::hardware_threads();
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(bound, 1u);
 }
