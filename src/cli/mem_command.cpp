@@ -74,8 +74,8 @@ void add_mem_command(CLI::App& app, Action& action) {
       ->capture_default_str();
 
   cmd->add_option("--batch-letters", options->batch_letters,
-                  "Query letters per batch (0 = chosen from the output's size; 16 Mi with several MPI ranks, which "
-                  "take the batches in turn)")
+                  "Query letters per batch (0 = chosen from the output's size; about four a rank, of 1-8 Mi, "
+                  "with several MPI ranks, which take the batches in turn)")
       ->check(CLI::Range(std::size_t{0}, kMaxBatchLetters))
       ->capture_default_str();
 

@@ -312,7 +312,7 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
 // repetitive genome writes 40 and more), so that a batch's text stays near kOutputBytes: memory
 // stays bounded, and reading, matching and writing still overlap in a file of few batches.
 // --batch-letters fixes the size, and so does a job of several ranks (about four batches a rank by
-// the file's size, 1-16 Mi letters): every rank cuts the file into the same batches, and only a
+// the file's size, 1-8 Mi letters): every rank cuts the file into the same batches, and only a
 // batch's owner sees its output.
 class BatchSizer {
  public:
