@@ -243,10 +243,21 @@ struct RecordBatchReader::Mapped {
     return true;
   }
 
-  bool read(RecordBatch& batch, std::size_t letters) {
+  // Where the batch from `next` of about `letters` bytes ends: the next record's start.
+  std::size_t batch_end(std::size_t letters) const {
     const std::size_t size = file.text().size();
-    if (next >= size) return false;
-    const std::size_t end = file.next_record(std::min(size, next + std::max<std::size_t>(letters, 1)));
+    return file.next_record(std::min(size, next + std::max<std::size_t>(letters, 1)));
+  }
+
+  bool pass_over(std::size_t letters) {
+    if (next >= file.text().size()) return false;
+    next = batch_end(letters);
+    return true;
+  }
+
+  bool read(RecordBatch& batch, std::size_t letters) {
+    if (next >= file.text().size()) return false;
+    const std::size_t end = batch_end(letters);
     const std::size_t parts = std::min<std::size_t>(threads * 4, std::max<std::size_t>(1, (end - next) >> 16));
     std::vector<std::size_t> bounds(parts + 1, end);
     bounds[0] = next;
@@ -282,6 +293,7 @@ struct RecordBatchReader::Streamed {
   explicit Streamed(const std::string& path) : reader(path) {}
   SequenceReader reader;
   SequenceRecord record;
+  RecordBatch passed;  // the batches passed over, read all the same
   std::size_t records_read = 0;
 
   bool read(RecordBatch& batch, std::size_t letters) {
@@ -307,6 +319,11 @@ RecordBatchReader::~RecordBatchReader() = default;
 
 bool RecordBatchReader::next(RecordBatch& batch, std::size_t letters) {
   return mapped_ ? mapped_->read(batch, letters) : streamed_->read(batch, letters);
+}
+
+bool RecordBatchReader::pass_over(std::size_t letters) {
+  if (mapped_) return mapped_->pass_over(letters);
+  return streamed_->read(streamed_->passed, letters);
 }
 
 bool RecordBatchReader::parallel() const { return mapped_ != nullptr; }

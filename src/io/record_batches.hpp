@@ -38,6 +38,10 @@ class RecordBatchReader {
   // Replaces `batch` with the next records: about `letters` letters (at least one record); false
   // at the end of the file.
   bool next(RecordBatch& batch, std::size_t letters);
+  // Passes over the batch next(batch, letters) would give: false at the end of the file. A mapped
+  // file's batch is not read (its end is found from the bytes around it), so ranks of an MPI job
+  // each read their own batches only; later batches' record ids then count only the records read.
+  bool pass_over(std::size_t letters);
   // True when batches are parsed on several threads (a mapped plain FASTA file).
   bool parallel() const;
 

@@ -164,12 +164,6 @@ struct QueryTotals {
     letters += batch.total_residues();
     for (std::size_t q = 0; q < batch.size(); ++q) longest = std::max(longest, batch.length(q));
   }
-  void add(const QueryTotals& other) {
-    queries += other.queries;
-    letters += other.letters;
-    longest = std::max(longest, other.longest);
-    matches += other.matches;
-  }
 };
 
 // Calls section(name, reverse, strand, matches) with the section of each strand of queries
@@ -351,22 +345,21 @@ class BatchSizer {
 };
 
 // The batches of one query file that this rank matches. Batches are the job's units, numbered
-// across the query files; the queries of other ranks' batches are counted, not matched.
+// across the query files; other ranks' batches are passed over (unread in a plain FASTA file).
 class OwnBatches {
  public:
   OwnBatches(const std::string& path, unsigned threads, dist::UnitCounter& units)
       : reader_(path, threads), units_(units) {}
   // This rank's next batch, and its unit; false at the end of the file.
   bool next(RecordBatch& batch, std::size_t letters, std::size_t& unit) {
-    return units_.next_mine([&] { return reader_.next(batch, letters); }, unit, [&] { skipped_.count(batch); });
+    return units_.next_mine_passing_over([&] { return reader_.next(batch, letters); },
+                                         [&] { return reader_.pass_over(letters); }, unit);
   }
-  const QueryTotals& skipped() const { return skipped_; }
   bool parallel() const { return reader_.parallel(); }
 
  private:
   RecordBatchReader reader_;
   dist::UnitCounter& units_;
-  QueryTotals skipped_;
 };
 
 // A batch on its way through: its unit, records, strands, and matches once found.
@@ -382,10 +375,10 @@ struct BatchInFlight {
 // and the one before is formatted. CPU-only runs keep those two out of the matching, whose
 // threads they would slow by more than they save (measured on the H100 host's 16 cores).
 // Memory holds about four batches however long the file (BatchSizer). Only this rank's batches
-// are matched (`totals`); `units` counts the job's batches, `others` the other ranks' queries.
+// are matched (`totals`); `units` counts the job's batches.
 void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options,
                       const SectionWriter& writer, dist::OrderedOutput& out, dist::UnitCounter& units,
-                      QueryTotals& totals, QueryTotals& others) {
+                      QueryTotals& totals) {
   BatchSizer sizer(options.batch_letters, path);
   OwnBatches reader(path, options.threads, units);
   BatchInFlight flight[2];
@@ -448,7 +441,6 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
   }
   if (writing) writing->finish();
   write += clock.lap();
-  others.add(reader.skipped());
   log_info("{}: on the calling thread, reading and making strands {:.2f} s ({}), matching {:.2f} s, output {:.2f} s, "
            "writing {:.2f} s (waits for the steps that overlap)",
            path, read, reader.parallel() ? "parsed in parallel" : "streamed", match, format, write);
@@ -498,6 +490,17 @@ std::optional<std::string> too_few_queries_for_gpus(const MemOptions& options) {
   return matched_before_gpus_started(fmt::format("{} query letters at most", *letters));
 }
 
+// The job's queries, over every rank's (each saw its own batches only): none is an error, and
+// queries all shorter than -l get a warning, on every rank alike.
+void check_job_queries(const MemOptions& options, const QueryTotals& mine) {
+  std::uint64_t job[2] = {mine.queries > 0 ? 1u : 0u, mine.longest};
+  dist::max_over_ranks(job);
+  if (job[0] == 0) throw InputError(options.queries.front(), "no query sequences");
+  if (job[1] < options.params.min_length)
+    log_warning("-l {} is longer than every query (the longest has {} letters): no match can be found",
+                options.params.min_length, job[1]);
+}
+
 }  // namespace
 
 void run_mem(const MemOptions& given) {
@@ -523,24 +526,20 @@ void run_mem(const MemOptions& given) {
                              {options.reference_names || index.reference().sequences() > 1,
                               index.reference().longest_name(), options.show_lengths, options.show_substrings,
                               options.forward_positions});
-  QueryTotals mine, others;  // this rank's batches, the other ranks' (queries only)
+  QueryTotals mine;  // this rank's batches
   dist::UnitCounter units;
   for (const std::string& path : options.queries)
-    match_query_file(path, matcher, options, writer, ordered, units, mine, others);
-  QueryTotals totals = mine;
-  totals.add(others);
-  if (totals.queries == 0) throw InputError(options.queries.front(), "no query sequences");
-  if (totals.longest < options.params.min_length)
-    log_warning("-l {} is longer than every query (the longest has {} letters): no match can be found",
-                options.params.min_length, totals.longest);
-  const auto shares = ordered.finish(units.count(), {mine.matches, mine.queries});
+    match_query_file(path, matcher, options, writer, ordered, units, mine);
+  const auto shares = ordered.finish(units.count(), {mine.matches, mine.queries, mine.letters});
+  check_job_queries(options, mine);  // after the ranks' output has reached rank 0, which waits for it
   if (!out) return;
   out->finish();
   if (!gpu_start.why_cpu.empty()) log_info("{}", gpu_start.why_cpu);
   if (devices.held())
     log_info("{}", engine::small_job_line(matched_before_gpus_started(fmt::format("{} query letters", mine.letters))));
-  log_info("matched {} queries ({} letters): {} matches ({:.3f} s); peak memory {:.0f} MiB", totals.queries,
-           totals.letters, dist::summed(shares)[0], clock.lap(), peak_memory_mib());
+  const std::vector<std::uint64_t> totals = dist::summed(shares);  // matches, queries, letters
+  log_info("matched {} queries ({} letters): {} matches ({:.3f} s); peak memory {:.0f} MiB", totals[1], totals[2],
+           totals[0], clock.lap(), peak_memory_mib());
   engine::log_device_reports(matcher.reports());
   if (devices.ready()) {  // else no GPU took part, and none is waited for
     for (const auto& gpu : devices.devices().gpus)

@@ -1,6 +1,7 @@
 #include "io/record_batches.hpp"
 
 #include <fstream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -85,6 +86,51 @@ TEST(RecordBatchReader, MappedBatchesEqualTheSequenceReaderOnManyLayouts) {
       for (const std::size_t letters : {std::size_t{1}, std::size_t{5000}, std::size_t{1} << 26})
         ASSERT_EQ(read_in_batches(path, threads, letters), expected)
             << "round " << round << ", " << threads << " threads, batches of " << letters << " letters";
+  }
+}
+
+// The batches rank `rank` of `ranks` reads, passing over the others' (unit u is rank u mod ranks'),
+// by unit.
+std::map<std::size_t, std::vector<Record>> rank_batches(const std::string& path, std::size_t letters,
+                                                        std::size_t ranks, std::size_t rank) {
+  RecordBatchReader reader(path, 2);
+  std::map<std::size_t, std::vector<Record>> batches;
+  RecordBatch batch;
+  for (std::size_t unit = 0;; ++unit) {
+    if (unit % ranks != rank) {
+      if (!reader.pass_over(letters)) break;
+      continue;
+    }
+    if (!reader.next(batch, letters)) break;
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      batches[unit].push_back({std::string(batch.name(i)), std::string(batch.id(i)), std::string(batch.letters(i))});
+  }
+  return batches;
+}
+
+// Ranks that each read their own batches and pass over the others' (MPI jobs) read every record
+// once between them, the batches in unit order giving the file's order: mapped FASTA and FASTQ.
+TEST(RecordBatchReader, BatchesPassedOverAreThoseOtherRanksRead) {
+  const test::TempDir dir;
+  std::mt19937 rng(31);
+  for (int round = 0; round < 12; ++round) {
+    const std::size_t records = 1 + rng() % 2000;
+    const std::string fasta = random_fasta(rng, records);
+    std::string fastq;
+    for (const Record& r : read_one_by_one(write_file(dir, "r.fa", fasta)))
+      fastq += "@" + r.name + "\n" + r.letters + "\n+\n" + std::string(r.letters.size(), 'I') + "\n";
+    for (const std::string& path : {write_file(dir, "reads.fa", fasta), write_file(dir, "reads.fq", fastq)}) {
+      const std::vector<Record> expected = read_one_by_one(path);
+      for (const std::size_t ranks : {2u, 3u})
+        for (const std::size_t letters : {std::size_t{1}, std::size_t{3000}, std::size_t{40000}}) {
+          std::map<std::size_t, std::vector<Record>> units;
+          for (std::size_t rank = 0; rank < ranks; ++rank) units.merge(rank_batches(path, letters, ranks, rank));
+          std::vector<Record> all;
+          for (const auto& [unit, batch] : units) all.insert(all.end(), batch.begin(), batch.end());
+          ASSERT_EQ(all, expected) << path << ", round " << round << ", " << ranks << " ranks, batches of "
+                                   << letters << " letters";
+        }
+    }
   }
 }
 
