@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <thread>
 
 #include "core/error.hpp"
@@ -32,16 +33,47 @@ unsigned usable_threads() {
   return static_cast<unsigned>(std::max(1, CPU_COUNT(&usable)));
 }
 
+// Open MPI binds each rank to one core at -np 2 or less unless told how to bind (to a socket at
+// more), and a rank's threads then share that core: 2 ranks on 16 cores ran 9x slower than one
+// process (docs/performance.md). Open MPI 4's mpirun says in the rank's environment that it bound
+// the rank, and names the binding it was told to use.
+bool bound_by_open_mpi_default() {
+  return std::getenv("OMPI_MCA_orte_bound_at_launch") != nullptr &&
+         std::getenv("OMPI_MCA_hwloc_base_binding_policy") == nullptr;
+}
+
+// Lets this thread, and the threads it starts, run on any of the node's cores (a cpuset's, where
+// one holds the process); false if the system refuses.
+bool unbind() {
+  cpu_set_t every;
+  CPU_ZERO(&every);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &every);
+  return sched_setaffinity(0, sizeof every, &every) == 0;
+}
+
+// A rank that a launcher bound to fewer hardware threads than its share of the node: unbound where
+// that was Open MPI's default, else told how to give it more.
+void take_share_of_node() {
+  const unsigned bound = usable_threads();
+  if (bound >= node_share()) return;
+  if (bound_by_open_mpi_default() && unbind() && usable_threads() >= node_share()) {
+    log_info("notice: mpirun bound each rank to {} of its {} hardware threads by default; they run on the node's "
+             "cores instead (mpirun --bind-to chooses a binding)",
+             bound, node_share());
+    return;
+  }
+  log_info("notice: the launcher bound each rank to {} of the {} hardware threads a rank could use here; "
+           "mpirun --bind-to none (or --map-by socket:PE=N) lets each use its share",
+           bound, node_share());
+}
+
 }  // namespace
 
 Job::Job(int& argc, char**& argv) {
   place = transport::start(argc, argv);
   if (place.size == 1) return;
   Log::instance().set_quiet(place.rank != 0);
-  if (usable_threads() < node_share())
-    log_info("notice: the launcher bound each rank to {} of the {} hardware threads a rank could use here; "
-             "mpirun --bind-to none (or --map-by socket:PE=N) lets each use its share",
-             usable_threads(), node_share());
+  take_share_of_node();
   engine::share_gpus(static_cast<unsigned>(place.local_rank), static_cast<unsigned>(place.local_size));
 }
 
