@@ -54,14 +54,17 @@ struct Record {
   bool operator==(const Record&) const = default;
 };
 
+void append_records(const RecordBatch& batch, std::vector<Record>& records) {
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    records.push_back({std::string(batch.name(i)), std::string(batch.id(i)), std::string(batch.letters(i))});
+}
+
 std::vector<Record> read_in_batches(const std::string& path, unsigned threads, std::size_t letters) {
   RecordBatchReader reader(path, threads);
   EXPECT_TRUE(reader.parallel());
   std::vector<Record> records;
   RecordBatch batch;
-  while (reader.next(batch, letters))
-    for (std::size_t i = 0; i < batch.size(); ++i)
-      records.push_back({std::string(batch.name(i)), std::string(batch.id(i)), std::string(batch.letters(i))});
+  while (reader.next(batch, letters)) append_records(batch, records);
   return records;
 }
 
@@ -102,8 +105,7 @@ std::map<std::size_t, std::vector<Record>> rank_batches(const std::string& path,
       continue;
     }
     if (!reader.next(batch, letters)) break;
-    for (std::size_t i = 0; i < batch.size(); ++i)
-      batches[unit].push_back({std::string(batch.name(i)), std::string(batch.id(i)), std::string(batch.letters(i))});
+    append_records(batch, batches[unit]);
   }
   return batches;
 }
