@@ -62,18 +62,19 @@ void take_share_of_node() {
              bound, node_share());
     return;
   }
-  log_info("notice: the launcher bound each rank to {} of the {} hardware threads a rank could use here; "
-           "mpirun --bind-to none (or --map-by socket:PE=N) lets each use its share",
-           bound, node_share());
+  if (place.size > 1)  // else a plain process that taskset or a cpuset holds, as its user chose
+    log_info("notice: the launcher bound each rank to {} of the {} hardware threads a rank could use here; "
+             "mpirun --bind-to none (or --map-by socket:PE=N) lets each use its share",
+             bound, node_share());
 }
 
 }  // namespace
 
 Job::Job(int& argc, char**& argv) {
   place = transport::start(argc, argv);
+  if (place.size > 1) Log::instance().set_quiet(place.rank != 0);
+  take_share_of_node();  // `mpirun -np 1` binds its one rank to a core too
   if (place.size == 1) return;
-  Log::instance().set_quiet(place.rank != 0);
-  take_share_of_node();
   engine::share_gpus(static_cast<unsigned>(place.local_rank), static_cast<unsigned>(place.local_size));
 }
 

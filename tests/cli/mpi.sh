@@ -143,6 +143,16 @@ fails() {
   fi
 }
 
+# Open MPI's mpirun binds a rank to one core by default at -np 2 or less; the rank still works on
+# every core its process may use (-t 0), as without mpirun. (Where mpirun cannot bind, this holds
+# trivially.)
+if [ "$(nproc)" -ge 2 ]; then
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout -k 10 "$mpi_limit" \
+    mpirun --allow-run-as-root -np 1 "$hyalign" mem --device cpu genome.fa reads.fa -o bound.txt 2>bound.err
+  grep -q "scoring on cpu ($(nproc) threads)" bound.err && ok "mpirun's default binding: $(nproc) threads" ||
+    fail "mpirun's default binding: $(grep -m1 'scoring on' bound.err) on $(nproc) cores"
+fi
+
 awk 'NR == 2003 { print "-"; next } { print }' pairs_1.fq >broken_1.fq  # a FASTQ '+' line half-way
 fails "a bad option" 2 'error: rank [0-9]: -k' -- -np 3 "$hyalign" map -k 0 ../genome.fa ../pairs_1.fq -o out.sam
 # An error every rank meets is reported once, by rank 0, whose report ends the job.
