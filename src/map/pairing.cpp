@@ -159,12 +159,12 @@ std::optional<PairGeometry> pair_geometry(const Placement& first, const Placemen
   return g;
 }
 
-std::optional<std::int64_t> proper_insert(const Placement& first, const Placement& second, const PairSizes& sizes) {
+std::optional<ProperInsert> proper_insert(const Placement& first, const Placement& second, const PairSizes& sizes) {
   const std::optional<PairGeometry> g = pair_geometry(first, second);
   if (!g) return std::nullopt;
   const InsertSizes& s = sizes.of[static_cast<std::size_t>(g->orientation)];
   if (!s.known || !s.proper(g->size)) return std::nullopt;
-  return g->size;
+  return ProperInsert{g->size, &s};
 }
 
 InsertSizes given_insert_sizes(double mean, double sd) {
@@ -288,12 +288,10 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
     for (std::size_t j = 0; j < second.placements.size(); ++j) {
       const Placement& b = second.placements[j];
       if (!second_enough[j]) continue;
-      const std::optional<PairGeometry> g = pair_geometry(a, b);
-      if (!g) continue;
-      const InsertSizes& orientation_sizes = sizes.of[static_cast<std::size_t>(g->orientation)];
-      if (!orientation_sizes.known || !orientation_sizes.proper(g->size)) continue;
-      pairs.push_back({a.score + b.score + insert_score(g->size, orientation_sizes, params.scoring), static_cast<int>(i),
-                       static_cast<int>(j)});
+      const std::optional<ProperInsert> insert = proper_insert(a, b, sizes);
+      if (!insert) continue;
+      pairs.push_back({a.score + b.score + insert_score(insert->size, *insert->sizes, params.scoring),
+                       static_cast<int>(i), static_cast<int>(j)});
     }
   }
   // Placements are sorted best first: an end with no primary (all under -T) counts its best too, as

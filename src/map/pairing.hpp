@@ -60,8 +60,13 @@ PairSizes estimate_insert_sizes(std::span<const EndResult> ends, const PairSizes
 InsertSizes given_insert_sizes(double mean, double sd);
 PairSizes given_fr_sizes(double mean, double sd);
 
-// The insert size of a pair in a known orientation of `sizes` and in its range, else nothing.
-std::optional<std::int64_t> proper_insert(const Placement& first, const Placement& second, const PairSizes& sizes);
+// A pair's insert size and the distribution of its orientation, where that is known and the size
+// in its range; else nothing.
+struct ProperInsert {
+  std::int64_t size = 0;
+  const InsertSizes* sizes = nullptr;
+};
+std::optional<ProperInsert> proper_insert(const Placement& first, const Placement& second, const PairSizes& sizes);
 
 // A search for one end near a placement of the other, queued on a LocusAligner.
 struct RescueTask {
