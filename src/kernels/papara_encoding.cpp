@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <thread>
 
 #include "core/parallel.hpp"
 
@@ -28,7 +27,7 @@ EncodedQueries encode_queries(const PaparaProblem& problem) {
   // In slices on every core: at 10^5 to 10^6 reads this pass is otherwise a visible part of the run.
   const std::size_t total = queries.total_residues(), slice = std::size_t{1} << 20;
   out.symbols.residues.resize(total);
-  parallel_for((total + slice - 1) / slice, std::thread::hardware_concurrency(), [&](std::size_t k, unsigned) {
+  parallel_for((total + slice - 1) / slice, std::max(1u, problem.threads), [&](std::size_t k, unsigned) {
     const auto first = queries.residues.begin() + static_cast<std::ptrdiff_t>(k * slice);
     const auto last = queries.residues.begin() + static_cast<std::ptrdiff_t>(std::min(total, (k + 1) * slice));
     std::transform(first, last, out.symbols.residues.begin() + static_cast<std::ptrdiff_t>(k * slice), [&](StateSet s) {

@@ -32,6 +32,7 @@ struct PaparaProblem {
   const StateSequences* queries = nullptr;
   const Alphabet* alphabet = nullptr;
   PaparaScoring scoring;
+  unsigned threads = 1;  // for the kernels' set-up passes (query encoding): the user's -j
 };
 
 class PaparaBlockScorer {

@@ -95,7 +95,7 @@ std::vector<kernels::PaparaAlignment> align_queries(const PaparaOptions& options
   for (std::size_t q = 0; q < queries.size(); ++q) branches_of_queries[q] = placements[q].branch;
   const kernels::PaparaProblem problem{
       {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
-      options.scoring};
+      options.scoring, options.threads};
   std::vector<kernels::PaparaAlignment> alignments =
       kernels::papara_align_all(options.kernel, problem, branches_of_queries, options.threads);
   for (std::size_t q = 0; q < queries.size(); ++q)

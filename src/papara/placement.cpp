@@ -107,7 +107,7 @@ std::vector<Placement> place_queries(const StateSequences& queries, const Alphab
                                      const BranchVectors& branches, const ScoringSetup& setup) {
   const kernels::PaparaProblem problem{
       {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
-      setup.scoring};
+      setup.scoring, setup.threads};
   engine::StartingDevices<kernels::PaparaKernel> devices(
       setup.device, setup.threads, kernels::make_papara_cpu_kernel(setup.kernel, problem),
       [&](std::shared_ptr<kernels::PaparaKernel> cpu, const std::function<bool()>& cancelled) {
