@@ -127,4 +127,14 @@ std::unique_ptr<ExtendKernel> make_extend_cpu_kernel(engine::KernelChoice choice
   }
 }
 
+ExtendAligner extend_cpu_aligner(engine::KernelChoice choice) {
+  switch (engine::resolve_cpu_kernel(choice)) {
+#if defined(HYALIGN_X86_KERNELS)
+    case engine::KernelChoice::avx512: return simd::extend_align_avx512;
+    case engine::KernelChoice::avx2: return simd::extend_align_avx2;
+#endif
+    default: return extend_align_scalar;
+  }
+}
+
 }  // namespace hyalign::kernels

@@ -1,7 +1,7 @@
 #pragma once
 // The narrow interface between `map` and whatever device aligns its reads: a batch of independent
 // (read, locus) problems, each scored as extend_score_scalar defines (kernels/scalar/extend_scalar.hpp).
-// The tool traces back only the placements it reports, with extend_align_scalar.
+// The tool traces back only the placements it reports, with extend_cpu_aligner's aligner.
 #include <functional>
 #include <memory>
 #include <string>
@@ -50,5 +50,9 @@ std::unique_ptr<ExtendScorer> with_cpu_fallback(std::unique_ptr<ExtendScorer> pr
 
 // Throws UsageError for scores the kernels cannot take (negative costs, a match score below 1).
 std::unique_ptr<ExtendKernel> make_extend_cpu_kernel(engine::KernelChoice choice, const ExtendScoring& scoring);
+
+// The aligner that traces placements back on this CPU for `choice`: extend_align_scalar, or the
+// instruction set's own with the same results. Scores as make_extend_cpu_kernel accepts them.
+ExtendAligner extend_cpu_aligner(engine::KernelChoice choice);
 
 }  // namespace hyalign::kernels

@@ -111,7 +111,7 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
   // repeat-rich genome's pairs).
   for (std::size_t k = 0; k < std::min(kTracedBeforePairing, result.placements.size()); ++k) {
     Placement& p = result.placements[k];
-    trace_placement(index_, params_.scoring, letters.codes[p.reverse], p, p.reverse ? Trace::if_ungapped : Trace::always);
+    trace_placement(index_, params_, letters.codes[p.reverse], p, p.reverse ? Trace::if_ungapped : Trace::always);
   }
   choose_placements(result, read_length, params_);
   set_single_end_mapq(result, read_length, has_mate, params_);
@@ -213,7 +213,7 @@ void trace_reported(EndResult& result, const EndLetters& letters, const index::S
   if (!result.mapped()) return;
   auto trace = [&](int k) {
     Placement& p = result.placements[static_cast<std::size_t>(k)];
-    trace_placement(index, params.scoring, letters.codes[p.reverse], p);
+    trace_placement(index, params, letters.codes[p.reverse], p);
   };
   trace(result.primary);
   for (int k : result.supplementary) trace(k);

@@ -592,6 +592,7 @@ void run_map(const MapOptions& given) {
   check_options(given);
   dist::check_same_inputs({given.reference, given.reads1, given.reads2});
   MapOptions options = given;
+  options.params.aligner = kernels::extend_cpu_aligner(options.kernel);
   const engine::GpuStart gpu_start =
       engine::plan_gpu_start(options.device, [&] { return too_few_reads_for_gpus(options); });
 

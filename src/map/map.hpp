@@ -35,6 +35,7 @@ struct MapParams {
   bool mark_secondary = false;      // -M: split parts as secondary instead of supplementary
   bool soft_clip_supplementary = false;  // -Y
   double insert_mean = 0, insert_sd = 0;  // -I: given insert-size distribution (0: estimated)
+  kernels::ExtendAligner aligner = kernels::extend_align_scalar;  // traces placements back (--kernel's, set by run_map)
 };
 
 struct MapOptions {

@@ -196,8 +196,9 @@ Placement LocusAligner::placement(std::size_t id, bool reverse, std::int32_t que
   return p;
 }
 
-void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScoring& scoring,
-                     std::span<const std::uint8_t> query, Placement& placement, Trace trace) {
+void trace_placement(const index::SuffixIndex& index, const MapParams& params, std::span<const std::uint8_t> query,
+                     Placement& placement, Trace trace) {
+  const kernels::ExtendScoring& scoring = params.scoring;
   if (placement.traced) return;
   const Window& w = placement.window;
   std::vector<std::uint8_t> target;
@@ -206,7 +207,7 @@ void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScori
   const ExtendScore best{placement.score, placement.query_end, static_cast<std::int32_t>(placement.text_end - w.start)};
   std::optional<ExtendAlignment> a = trace_ungapped(t, scoring, best);
   if (!a && trace == Trace::if_ungapped) return;
-  if (!a) a = kernels::extend_align_near(t, scoring, best);
+  if (!a) a = kernels::extend_align_near(t, scoring, best, params.aligner);
   placement.query_begin = a->query_begin;
   placement.text_begin = w.start + a->target_begin;
   placement.cigar = std::move(a->cigar);

@@ -96,8 +96,8 @@ class LocusAligner {
 // With Trace::if_ungapped, one whose alignment has gaps (a banded DP) is left as it is, its begins
 // estimated.
 enum class Trace { always, if_ungapped };
-void trace_placement(const index::SuffixIndex& index, const kernels::ExtendScoring& scoring,
-                     std::span<const std::uint8_t> query, Placement& placement, Trace trace = Trace::always);
+void trace_placement(const index::SuffixIndex& index, const MapParams& params, std::span<const std::uint8_t> query,
+                     Placement& placement, Trace trace = Trace::always);
 
 // Equal choices (copies of a repeat) are made as BWA-MEM makes them: each gets a hash of the
 // read's number and its rank by reference position, the same way at any thread count. Where both

@@ -130,6 +130,12 @@ std::vector<ExtendScoring> cpu_scorings() {
   return all;
 }
 
+std::string cigar_of(const ExtendAlignment& a) {
+  std::string s;
+  for (const CigarRun& r : a.cigar) s += std::to_string(r.length) + "MIDNSHP"[static_cast<int>(r.op)];
+  return s;
+}
+
 class ExtendKernels : public ::testing::TestWithParam<engine::KernelChoice> {};
 
 // Random shapes mix tasks for 8-bit lanes (short reads; with `wide`, 12 letters at most), 16-bit
@@ -186,6 +192,37 @@ TEST_P(ExtendKernels, ScorePerfectMatchesAtTheLaneEdges) {
       }
     }
     expect_definition(*scorer, scoring, tasks);
+  }
+}
+
+// The alignments traced back (best cell, begins, CIGAR) through the CPU's aligner for the kernel
+// equal the scalar traceback's: random shapes with walls, long reads in narrow bands, wide mate
+// rescue windows and tandem repeats (where many paths tie and only the tie rules pick one), band
+// edges, and the near-the-best-cell band the mapper traces in.
+TEST_P(ExtendKernels, AlignerEqualsTheScalarTraceback) {
+  if (!engine::cpu_supports(GetParam())) GTEST_SKIP() << "this CPU lacks the instruction set";
+  const ExtendAligner align = extend_cpu_aligner(GetParam());
+  std::mt19937 rng(23);
+  for (const ExtendScoring& scoring : cpu_scorings()) {
+    std::vector<Task> tasks = random_tasks(rng, 150);
+    for (Task& t : rescue_tasks(rng, 60)) tasks.push_back(std::move(t));
+    for (Task& t : edge_tasks(rng, 60)) tasks.push_back(std::move(t));
+    for (int k = 0; k < 4; ++k) tasks.push_back(random_task(rng, 5000 + rng() % 6000, 20 + rng() % 60, true));
+    for (int k = 0; k < 30; ++k) tasks.push_back(random_task(rng, 1 + rng() % 14, 1 + rng() % 300, true));
+    tasks.push_back(random_task(rng, 0, 5, false));
+    for (const Task& t : tasks) {
+      const ExtendAlignment want = extend_align_scalar(t.view(), scoring);
+      const ExtendAlignment got = align(t.view(), scoring);
+      const std::string shape = "length " + std::to_string(t.query.size()) + ", band " + std::to_string(t.band);
+      ASSERT_EQ(got.best, want.best) << shape;
+      ASSERT_EQ(got.query_begin, want.query_begin) << shape;
+      ASSERT_EQ(got.target_begin, want.target_begin) << shape;
+      ASSERT_EQ(cigar_of(got), cigar_of(want)) << shape;
+      if (want.best.score <= 0) continue;
+      const ExtendAlignment near = extend_align_near(t.view(), scoring, want.best, align);
+      ASSERT_EQ(near.target_begin, want.target_begin) << shape;
+      ASSERT_EQ(cigar_of(near), cigar_of(want)) << shape;
+    }
   }
 }
 
@@ -308,12 +345,6 @@ Task task_of(const std::string& query, const std::string& target, std::uint32_t 
   for (char c : target) t.target.push_back(code(c));
   t.band = band;
   return t;
-}
-
-std::string cigar_of(const ExtendAlignment& a) {
-  std::string s;
-  for (const CigarRun& r : a.cigar) s += std::to_string(r.length) + "MIDNSHP"[static_cast<int>(r.op)];
-  return s;
 }
 
 // The traceback near the best cell is the whole band's: same best cell, same begin, same CIGAR, on

@@ -611,7 +611,7 @@ TEST_F(MapSteps, WiderBandAlignsThroughALongGap) {
   aligner.score_wider(margin);
   const auto traced = [&](std::size_t id, const EndLetters& letters) {
     Placement p = aligner.placement(id, false, 0);
-    trace_placement(index, params.scoring, letters.codes[0], p);
+    trace_placement(index, params, letters.codes[0], p);
     return p;
   };
   using kernels::CigarOp;
@@ -642,7 +642,7 @@ TEST_F(MapSteps, UngappedTracebackEqualsScalar) {
   for (std::size_t k = 0; k < letters.size(); ++k) {
     Placement p = aligner.placement(ids[k], false, 0);
     if (p.score == 0) continue;
-    trace_placement(index, params.scoring, letters[k].codes[0], p);
+    trace_placement(index, params, letters[k].codes[0], p);
     // The same task through the scalar traceback.
     std::vector<std::uint8_t> target;
     for (std::size_t t = 0; t < letters[k].codes[0].size() + windows[k].band_width - 1; ++t)

@@ -2,18 +2,11 @@
 #include "kernels/scalar/extend_scalar.hpp"
 
 #include <algorithm>
-#include <limits>
 
 namespace hyalign::kernels {
 namespace {
 
-constexpr int kMinusInfinity = std::numeric_limits<int>::min() / 4;
-
-// Where a cell's values came from, one byte per cell for the traceback.
-enum Source : std::uint8_t { kEmpty = 0, kDiagonal = 1, kDeletion = 2, kInsertion = 3 };
-constexpr std::uint8_t kHSourceMask = 3;
-constexpr std::uint8_t kDeletionExtends = 4;   // E(i, d) came from E(i, d-1)
-constexpr std::uint8_t kInsertionExtends = 8;  // F(i, d) came from F(i-1, d+1)
+using namespace extend_sources;
 
 // One row of the band at a time; `visit(i, d, h)` sees every cell's H after it is final, and
 // `record(i, d, bits)` its sources.
@@ -21,10 +14,10 @@ template <typename Visit, typename Record>
 void run_band(const ExtendTask& task, const ExtendScoring& s, Visit&& visit, Record&& record) {
   const int m = static_cast<int>(task.query.size()), w = static_cast<int>(task.band_width);
   const int open_extend = s.gap_open + s.gap_extend;
-  std::vector<int> h_prev(w + 1, kMinusInfinity), f_prev(w + 1, kMinusInfinity);
-  std::vector<int> h_row(w + 1, kMinusInfinity), f_row(w + 1, kMinusInfinity);
+  std::vector<int> h_prev(w + 1, kExtendMinusInfinity), f_prev(w + 1, kExtendMinusInfinity);
+  std::vector<int> h_row(w + 1, kExtendMinusInfinity), f_row(w + 1, kExtendMinusInfinity);
   for (int i = 0; i < m; ++i) {
-    int e = kMinusInfinity;
+    int e = kExtendMinusInfinity;
     for (int d = 0; d < w; ++d) {
       std::uint8_t bits = 0;
       // Deletion: from the cell to the left in this row.
@@ -92,8 +85,13 @@ ExtendAlignment extend_align_scalar(const ExtendTask& task, const ExtendScoring&
   std::vector<std::uint8_t> sources(static_cast<std::size_t>(m) * w);
   BestCell best{task, scoring, {}};
   run_band(task, scoring, best, [&](int i, int d, std::uint8_t bits) { sources[std::size_t(i) * w + d] = bits; });
+  return extend_walk_back(task, sources, best.best);
+}
+
+ExtendAlignment extend_walk_back(const ExtendTask& task, std::span<const std::uint8_t> sources, const ExtendScore& best) {
+  const int m = static_cast<int>(task.query.size()), w = static_cast<int>(task.band_width);
   ExtendAlignment out;
-  out.best = best.best;
+  out.best = best;
   if (out.best.score == 0) {
     out.cigar.push_back({CigarOp::soft_clip, static_cast<std::uint32_t>(m)});
     return out;
@@ -138,9 +136,10 @@ ExtendAlignment extend_align_scalar(const ExtendTask& task, const ExtendScoring&
   return out;
 }
 
-ExtendAlignment extend_align_near(const ExtendTask& task, const ExtendScoring& scoring, const ExtendScore& best) {
+ExtendAlignment extend_align_near(const ExtendTask& task, const ExtendScoring& scoring, const ExtendScore& best,
+                                  ExtendAligner align) {
   const long long m = static_cast<long long>(task.query.size()), w = task.band_width;
-  if (best.score <= 0 || scoring.gap_extend <= 0) return extend_align_scalar(task, scoring);
+  if (best.score <= 0 || scoring.gap_extend <= 0) return align(task, scoring);
   // A path scoring `best` loses at most `slack` to its gaps. Each deleted letter costs gap_extend
   // and moves the path's earlier cells a diagonal down; each inserted one costs gap_extend and the
   // match it forgoes, and moves them a diagonal up.
@@ -150,9 +149,9 @@ ExtendAlignment extend_align_near(const ExtendTask& task, const ExtendScoring& s
   const long long last_diagonal = best.target_end - best.query_end;
   const long long lo = std::max(0LL, last_diagonal - most_deleted);
   const long long hi = std::min(w - 1, last_diagonal + most_inserted);
-  if (lo == 0 && hi == w - 1) return extend_align_scalar(task, scoring);
+  if (lo == 0 && hi == w - 1) return align(task, scoring);
   const ExtendTask near{task.query, task.target + lo, static_cast<std::uint32_t>(hi - lo + 1)};
-  ExtendAlignment out = extend_align_scalar(near, scoring);
+  ExtendAlignment out = align(near, scoring);
   out.best.target_end += static_cast<std::int32_t>(lo);
   out.target_begin += static_cast<std::int32_t>(lo);
   return out;

@@ -90,13 +90,30 @@ struct ExtendAlignment {
 // Traceback ties: a cell's H comes from the diagonal first, then a deletion, then an insertion; a
 // gap is extended before it is opened.
 ExtendAlignment extend_align_scalar(const ExtendTask& task, const ExtendScoring& scoring);
+using ExtendAligner = ExtendAlignment (*)(const ExtendTask&, const ExtendScoring&);
+
+// Where a cell's values came from, one byte per cell, row-major (cell (i, d) at i * band_width + d):
+// what the traceback walks. Any aligner that records these bytes as extend_align_scalar does gets
+// its alignment from extend_walk_back.
+namespace extend_sources {
+inline constexpr std::uint8_t kEmpty = 0, kDiagonal = 1, kDeletion = 2, kInsertion = 3;  // H's source
+inline constexpr std::uint8_t kHSourceMask = 3;
+inline constexpr std::uint8_t kDeletionExtends = 4;   // E(i, d) came from E(i, d-1)
+inline constexpr std::uint8_t kInsertionExtends = 8;  // F(i, d) came from F(i-1, d+1)
+}  // namespace extend_sources
+inline constexpr int kExtendMinusInfinity = -(1 << 29);  // below any score, with room to subtract from
+
+// The alignment that ends at `best` (the band's best cell), walked back through the cells' sources.
+ExtendAlignment extend_walk_back(const ExtendTask& task, std::span<const std::uint8_t> sources, const ExtendScore& best);
 
 // extend_align_scalar's alignment, given the task's best cell (extend_score_scalar's), traced in the
 // diagonals it can reach: an alignment with G gap letters scores at most query letters x match +
 // both bonuses - gap_open - G x gap_extend, and strays at most G diagonals from its last cell. Every
 // alignment scoring `best` lies there, so the same cells win and the same path is traced; a mate
 // rescue window of hundreds of diagonals shrinks to a few dozen.
-ExtendAlignment extend_align_near(const ExtendTask& task, const ExtendScoring& scoring, const ExtendScore& best);
+// `align` computes it (extend_align_scalar, or a faster aligner with the same result).
+ExtendAlignment extend_align_near(const ExtendTask& task, const ExtendScoring& scoring, const ExtendScore& best,
+                                  ExtendAligner align = extend_align_scalar);
 
 // The score of `cigar` (soft clips included) against the task's letters, from target offset
 // `target_begin`, with the clip bonuses: the check that a traceback re-scores to its score.

@@ -2,6 +2,7 @@
 // vector of 16-bit lanes.
 #include <immintrin.h>
 
+#include "kernels/simd/extend_rows.hpp"
 #include "kernels/simd/extend_simd.hpp"
 #include "kernels/simd/extend_simd_kernel.hpp"
 
@@ -39,6 +40,10 @@ struct Avx2U16 : Avx2Vector {
 };
 
 }  // namespace
+
+ExtendAlignment extend_align_avx2(const ExtendTask& task, const ExtendScoring& scoring) {
+  return ExtendRows<Avx2U16>(task, scoring).align();
+}
 
 std::unique_ptr<ExtendKernel> make_extend_avx2_kernel(const ExtendScoring& scoring) {
   return std::make_unique<SimdExtendKernel<Avx2U8, Avx2U16>>(scoring, "avx2");

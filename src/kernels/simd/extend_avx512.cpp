@@ -2,6 +2,7 @@
 // vector of 16-bit lanes.
 #include <immintrin.h>
 
+#include "kernels/simd/extend_rows.hpp"
 #include "kernels/simd/extend_simd.hpp"
 #include "kernels/simd/extend_simd_kernel.hpp"
 
@@ -40,6 +41,10 @@ struct Avx512U16 : Avx512Vector {
 };
 
 }  // namespace
+
+ExtendAlignment extend_align_avx512(const ExtendTask& task, const ExtendScoring& scoring) {
+  return ExtendRows<Avx512U16>(task, scoring).align();
+}
 
 std::unique_ptr<ExtendKernel> make_extend_avx512_kernel(const ExtendScoring& scoring) {
   return std::make_unique<SimdExtendKernel<Avx512U8, Avx512U16>>(scoring, "avx512");
