@@ -19,12 +19,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 source "$here/bench/map_reads.sh"
-genome_fasta "$genome" ref.fa
-"$build/hyalign" map index -t "$threads" ref.fa -o ref.hymi 2>/dev/null
-bwa index ref.fa 2>/dev/null
+index_genome "$genome" "$build/hyalign" "$threads"
 minimap2 -x sr -t "$threads" -d ref.mmi ref.fa 2>/dev/null
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # placed SAM: the share of primary records within 50 letters of the read's origin, in percent.
 placed() {
   samtools view -F 0x900 "$1" | awk -F '\t' '{ n++; split($1, f, "_"); k = length(f)

@@ -1,4 +1,4 @@
-# Sourced by the map benchmarks: the genome and the read sets of the map issue (dwgsim reads with
+# Sourced by the map benchmarks: the genome, its indexes and the read sets of the map issue (dwgsim reads with
 # SNPs and small indels at 0.1 %, pairs 500 +- 50 bp apart).
 
 # genome_fasta GENOME OUT: GENOME (FASTA, plain or .xz) as the plain FASTA file OUT.
@@ -8,6 +8,16 @@ genome_fasta() {
     *) cp "$1" "$2" ;;
   esac
 }
+
+# index_genome GENOME HYALIGN THREADS: GENOME as ref.fa, with hyalign's index ref.hymi and bwa's.
+index_genome() {
+  genome_fasta "$1" ref.fa
+  "$2" map index -t "$3" ref.fa -o ref.hymi 2>/dev/null
+  bwa index ref.fa 2>/dev/null
+}
+
+# median: the median of the numbers on standard input, one a line.
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # simulate_reads MODE LENGTH COUNT SEED ERROR REF PREFIX: COUNT reads (MODE single) or pairs (paired)
 # of LENGTH bp from REF with ERROR errors per base, as PREFIX.bwa.read1.fastq.gz (and read2 for

@@ -18,9 +18,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 source "$here/bench/map_reads.sh"
-genome_fasta "$genome" ref.fa
-bwa index ref.fa 2>/dev/null
-"$hyalign" map index -t "$threads" ref.fa -o ref.hymi 2>/dev/null
+index_genome "$genome" "$hyalign" "$threads"
 
 # reversed FILE: the FASTQ file's records in reverse order (dwgsim's names hold no tabs).
 reversed() { zcat "$1" | paste - - - - | tac | tr '\t' '\n'; }

@@ -33,7 +33,6 @@ timed() {
   /usr/bin/time -f '%e %M' -o "$name.time" "$@" >"$name.sam" 2>"$name.log"
   cat "$name.time"
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 echo "# $(date -u +%F) $(uname -n), $(nproc) cores, commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "# $pairs $unit of $length bp ($mode, dwgsim -e $error -r 0.001), genome $(basename "$genome") ($(grep -c '>' ref.fa) sequences, $(grep -v '>' ref.fa | tr -d '\n' | wc -c) bp), $threads threads, median of $rounds"
 printf '%-10s %12s %12s\n' index "wall s" "peak MiB"
