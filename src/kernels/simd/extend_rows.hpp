@@ -1,9 +1,9 @@
 #pragma once
 // One task's band traced back (the placements `map` reports), a row at a time with the row's cells
 // side by side: the same cells, sources and best cell as extend_align_scalar, which it is tested
-// against. A 10 kb read's band is millions of cells, and the scalar walk over them was most of such a
-// run. Included only by the per-ISA translation units, whose compilers vectorize the row loops;
-// `Isa` is a type of that unit's own, so each keeps its own instance.
+// against. A 10 kb read's band is hundreds of thousands of cells, and the scalar DP over them was
+// most of such a run. Included only by the per-ISA translation units, whose compilers vectorize
+// the row loops; `Isa` is a type of that unit's own, so each keeps its own instance.
 //
 // The one dependency along a row is the deletion E(i, d) from H(i, d-1). As a value it needs only
 // H without E: where E is what H(i, d-1) took, opening a gap from it (-open-extend) loses to
@@ -63,20 +63,15 @@ class ExtendRows {
     int* __restrict e = p + n + 1;            // e[-1] stays -infinity
     int* __restrict raised = e + n;
     int* __restrict diagonal = raised + n;
-    const int query = task_.query[static_cast<std::size_t>(i)];
+    const std::uint8_t query = task_.query[static_cast<std::size_t>(i)];
     const std::uint8_t* __restrict letters = task_.target + i;
-    const int match = s_.match, mismatch = -s_.mismatch, ambiguous = -s_.ambiguous;
-    const int extend = s_.gap_extend, open_extend = s_.gap_open + s_.gap_extend;
+    const ExtendScoring scoring = s_;  // a local copy: no store in the loops can change it
+    const int extend = scoring.gap_extend, open_extend = scoring.gap_open + scoring.gap_extend;
     std::uint8_t* __restrict bits = sources_.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(w);
     for (int d = 0; d < w; ++d) {
       const int f_extend = f_above[d + 1] - extend, f_open = h_above[d + 1] - open_extend;
       const int f = std::max(f_extend, f_open);
-      const int letter = letters[d];  // ExtendScoring::letter_score, without branches
-      const int score = query == kWallCode || letter == kWallCode             ? -kWallPenalty
-                        : query == kAmbiguousCode || letter == kAmbiguousCode ? ambiguous
-                        : query == letter                                     ? match
-                                                                              : mismatch;
-      diagonal[d] = h_above[d] + score;
+      diagonal[d] = h_above[d] + scoring.letter_score(query, letters[d]);
       f_row[d] = f;
       p[d] = std::max(std::max(diagonal[d], f), 0) - open_extend;
       raised[d] = p[d] + d * extend;
@@ -85,18 +80,18 @@ class ExtendRows {
     }
     // E(i, d) = max over k < d of P(i, k) - (d - 1 - k) x extend = (running max of raised) - (d - 1) x
     // extend: the one loop that goes cell by cell, in blocks of 4 with one max a block on its chain.
-    int before = kExtendMinusInfinity, d = 0;  // max of raised[0, d)
-    for (; d + 4 <= w; d += 4) {
-      const int two = std::max(raised[d], raised[d + 1]), three = std::max(two, raised[d + 2]);
-      e[d] = before;
-      e[d + 1] = std::max(before, raised[d]);
-      e[d + 2] = std::max(before, two);
-      e[d + 3] = std::max(before, three);
-      before = std::max(before, std::max(three, raised[d + 3]));
+    int before = kExtendMinusInfinity, k = 0;  // max of raised[0, k)
+    for (; k + 4 <= w; k += 4) {
+      const int two = std::max(raised[k], raised[k + 1]), three = std::max(two, raised[k + 2]);
+      e[k] = before;
+      e[k + 1] = std::max(before, raised[k]);
+      e[k + 2] = std::max(before, two);
+      e[k + 3] = std::max(before, three);
+      before = std::max(before, std::max(three, raised[k + 3]));
     }
-    for (; d < w; ++d) {
-      e[d] = before;
-      before = std::max(before, raised[d]);
+    for (; k < w; ++k) {
+      e[k] = before;
+      before = std::max(before, raised[k]);
     }
     for (int d = 1; d < w; ++d) e[d] -= (d - 1) * extend;
     e[0] = kExtendMinusInfinity;
