@@ -4,7 +4,10 @@
 // for 8-bit lanes: the same cells), and of the GPU kernel, with the GPU / all-threads ratio, in one
 // run; the GPU fed by one thread and by every thread (a stream each), and its kernels alone (device
 // time, without packing and transfers). Scores are checked equal between the kernels.
-// usage: hyalign_bench_extend [TASKS (200000)] [ROUNDS (3)]
+// Then the tracebacks `map` runs on the placements it reports (extend_cpu_aligner's aligners, one
+// thread): reads of 150 bp to 10 kb in bands of about 40, and a mate rescue's wide band; GCUPS of
+// each aligner this CPU has, and whether each gives the scalar aligner's alignments.
+// usage: hyalign_bench_extend [TASKS (200000; 0: tracebacks only)] [ROUNDS (3)]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -80,6 +83,53 @@ double time_scoring(const kernels::ExtendKernel& kernel, const Batch& b, unsigne
   return best;
 }
 
+bool same_alignment(const kernels::ExtendAlignment& a, const kernels::ExtendAlignment& b) {
+  return a.best == b.best && a.query_begin == b.query_begin && a.target_begin == b.target_begin && a.cigar == b.cigar;
+}
+
+// The best of `rounds` passes of `align` over the batch on one thread.
+double time_tracebacks(kernels::ExtendAligner align, const kernels::ExtendScoring& scoring, const Batch& b, int rounds,
+                       std::vector<kernels::ExtendAlignment>& results) {
+  results.resize(b.tasks.size());
+  double best = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t k = 0; k < b.tasks.size(); ++k) results[k] = align(b.tasks[k], scoring);
+    best = std::min(best, seconds_since(start));
+  }
+  return best;
+}
+
+void print_tracebacks(const kernels::ExtendScoring& scoring, int rounds, std::mt19937& rng) {
+  using engine::KernelChoice;
+  std::vector<KernelChoice> aligners{KernelChoice::scalar};
+  for (KernelChoice choice : {KernelChoice::avx2, KernelChoice::avx512})
+    if (engine::cpu_supports(choice)) aligners.push_back(choice);
+  std::printf("\n# tracebacks, one thread, GCUPS (read letters x band), best of %d\n%-24s", rounds, "shape");
+  for (KernelChoice choice : aligners) std::printf(" %10s", std::string(engine::kernel_name(choice)).c_str());
+  std::printf(" %10s %5s\n", "best/scalar", "same");
+  for (const auto& [shape, count] : {std::pair{Shape{"read 150, band 33", 150, 33}, 20000},
+                                      std::pair{Shape{"read 1000, band 41", 1000, 41}, 2000},
+                                      std::pair{Shape{"read 10000, band 41", 10000, 41}, 200},
+                                      std::pair{Shape{"rescue 150, band 400", 150, 400}, 2000}}) {
+    const Batch b = make_batch(shape, count, rng);
+    const double cells = static_cast<double>(count) * shape.length * shape.band;
+    std::vector<kernels::ExtendAlignment> reference, results;
+    bool same = true;
+    double scalar_seconds = 0, best_seconds = 1e30;
+    std::printf("%-24s", shape.name);
+    for (KernelChoice choice : aligners) {
+      const double seconds = time_tracebacks(kernels::extend_cpu_aligner(choice), scoring, b, rounds,
+                                             choice == KernelChoice::scalar ? reference : results);
+      if (choice == KernelChoice::scalar) scalar_seconds = seconds;
+      else same = same && std::equal(results.begin(), results.end(), reference.begin(), same_alignment);
+      best_seconds = std::min(best_seconds, seconds);
+      std::printf(" %10.2f", cells / seconds / 1e9);
+    }
+    std::printf(" %10.2f %5s\n", scalar_seconds / best_seconds, same ? "yes" : "NO");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,7 +149,8 @@ int main(int argc, char** argv) {
   std::printf("%-22s %10s %10s %10s %10s %10s %12s %9s %5s\n", "shape", "cpu1", "cpuN", "cpu1 16b", "gpu1", "gpuN",
               "gpu kernels", "gpuN/cpuN", "same");
   std::mt19937 rng(1);
-  for (const Shape& shape : {Shape{"read 150, band 33", 150, 33}, Shape{"read 100, band 33", 100, 33},
+  for (const Shape& shape : count == 0 ? std::vector<Shape>{}
+                                        : std::vector<Shape>{Shape{"read 150, band 33", 150, 33}, Shape{"read 100, band 33", 100, 33},
                              Shape{"read 150, band 64", 150, 64}, Shape{"rescue 150, band 400", 150, 400}}) {
     const std::size_t n = shape.band > 100 ? count / 10 : count;
     const Batch b = make_batch(shape, n, rng);
@@ -122,5 +173,6 @@ int main(int argc, char** argv) {
     std::printf("%-22s %10.2f %10.2f %10.2f %10.2f %10.2f %12.2f %9.2f %5s\n", shape.name, gcups(t1), gcups(tn),
                 gcups(t16), gcups(tg1), gcups(tgn), gcups(kernel_seconds), tgn > 0 ? tn / tgn : 0.0, same ? "yes" : "NO");
   }
+  print_tracebacks(scoring, rounds, rng);
   return 0;
 }

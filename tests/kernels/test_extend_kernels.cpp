@@ -127,6 +127,9 @@ std::vector<ExtendScoring> cpu_scorings() {
   ExtendScoring start;
   start.gap_open = 2, start.clip5 = 12, start.clip3 = 0;
   all.push_back(start);
+  ExtendScoring free_open;  // -O 0: opening a deletion from one ties with extending it
+  free_open.gap_open = 0, free_open.mismatch = 1;
+  all.push_back(free_open);
   return all;
 }
 
