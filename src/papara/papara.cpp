@@ -1,6 +1,9 @@
 #include "papara/papara.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -75,16 +78,36 @@ std::string queries_text(std::size_t mine, std::size_t all) {
   return mine == all ? fmt::format("{} queries", mine) : fmt::format("{} of the job's {} queries", mine, all);
 }
 
+// The scoring step's cells and seconds on this rank: under MPI, rank 0 sums the job's.
+struct ScoringWork {
+  std::uint64_t cells = 0;
+  double seconds = 0;
+};
+
 std::vector<Placement> score_queries(const PaparaOptions& options, const StateSequences& queries, std::size_t all,
-                                     const Alphabet& alphabet, const BranchVectors& branches, Stopwatch& clock) {
+                                     const Alphabet& alphabet, const BranchVectors& branches, Stopwatch& clock,
+                                     ScoringWork& work) {
   const std::vector<Placement> placements =
       place_queries(queries, alphabet, branches, {options.scoring, options.kernel, options.device, options.threads});
-  const double seconds = clock.lap();
-  const double cells = static_cast<double>(queries.total_residues()) * static_cast<double>(branches.columns) *
-                       static_cast<double>(branches.branches);
+  work.seconds = clock.lap();
+  work.cells = static_cast<std::uint64_t>(queries.total_residues()) * branches.columns * branches.branches;
+  const auto cells = static_cast<double>(work.cells);
   log_info("scored {} against {} branches: {:.3g} cells in {:.2f} s ({:.2f} GCUPS)", queries_text(queries.size(), all),
-           branches.branches, cells, seconds, cells / seconds / 1e9);
+           branches.branches, cells, work.seconds, cells / work.seconds / 1e9);
   return placements;
+}
+
+// Under MPI: the whole job's scoring rate, its cells over the slowest rank's seconds (shares' counts:
+// queries, cells, microseconds).
+void log_job_scoring(const std::vector<dist::RankShare>& shares) {
+  if (shares.size() < 2) return;
+  double cells = 0, slowest = 0;
+  for (const dist::RankShare& share : shares) {
+    cells += static_cast<double>(share.counts.at(1));
+    slowest = std::max(slowest, static_cast<double>(share.counts.at(2)) / 1e6);
+  }
+  log_info("scoring on {} ranks: {:.3g} cells, the slowest rank {:.2f} s ({:.2f} GCUPS)", shares.size(), cells, slowest,
+           slowest > 0 ? cells / slowest / 1e9 : 0.0);
 }
 
 // Trace-back step: each query aligned to its best branch, with the score the scoring step found.
@@ -128,7 +151,8 @@ void run_papara(const PaparaOptions& options) {
   StateSequences share;
   const StateSequences& queries = units.share_of(inputs.queries, share);
   const std::size_t all = inputs.queries.size();
-  const std::vector<Placement> placements = score_queries(options, queries, all, alphabet, branches, clock);
+  ScoringWork work;
+  const std::vector<Placement> placements = score_queries(options, queries, all, alphabet, branches, clock, work);
   const auto alignments = align_queries(options, queries, alphabet, branches, placements);
   log_info("aligned {} to their best branches ({:.2f} s)", queries_text(queries.size(), all), clock.lap());
 
@@ -136,13 +160,15 @@ void run_papara(const PaparaOptions& options) {
   dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
   write_papara_alignment(out, ordered, options.format, inputs, {queries, units, alignments}, alphabet,
                          options.no_reference_gaps, options.threads);
-  const auto shares = ordered.finish(units.count(), {queries.size()});
+  const auto shares = ordered.finish(
+      units.count(), {queries.size(), work.cells, static_cast<std::uint64_t>(std::llround(work.seconds * 1e6))});
   if (!outputs) return;
   outputs->alignment().finish();
   log_info("wrote {} ({:.2f} s); peak memory {:.0f} MiB",
            outputs->alignment_path() == "-" ? "standard output" : outputs->alignment_path(), clock.lap(),
            peak_memory_mib());
   dist::log_shares(shares, 0, "queries");
+  log_job_scoring(shares);
   outputs->commit();
 }
 

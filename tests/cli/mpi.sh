@@ -81,6 +81,11 @@ same() {
 }
 
 same "papara: 60 queries" out.phy -- papara -t "$q2/ref.unrooted.nwk" -s "$q2/ref.phy" -q "$q2/gut60.fas" -o out.phy -j 1
+# The job's scoring rate counts every rank's cells: as many as one process scores.
+one_cells=$(sed -n 's/.*scored 60 queries against [0-9]* branches: \([^ ]*\) cells.*/\1/p' 1/err.txt)
+job_cells=$(sed -n 's/.*scoring on 3 ranks: \([^ ]*\) cells.*/\1/p' 3/err.txt)
+[ -n "$one_cells" ] && [ "$job_cells" = "$one_cells" ] && ok "papara: the job's GCUPS over 3 ranks' $job_cells cells" ||
+  fail "papara: the job's cells '$job_cells' against one process's '$one_cells'"
 same "papara: 1 query" out.phy -- papara -t "$q2/ref.unrooted.nwk" -s "$q2/ref.phy" -q ../one_16S.fa -o out.phy -j 1
 same "papara: PaPaRa's files" papara_alignment.X -- papara -t "$q2/ref.unrooted.nwk" -s "$q2/ref.phy" -q "$q2/gut60.fas" -n X -j 1
 same "search: 11 queries" out.tsv -- search -q ../proteins.fa -d ../protein_db.fa -t 1 -o out.tsv
