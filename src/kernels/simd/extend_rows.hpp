@@ -4,7 +4,8 @@
 // extend_align_scalar, which it is tested against. A 10 kb read's band is hundreds of thousands of
 // cells, and the scalar DP over them was most of such a run. Included only by the per-ISA
 // translation units; `Isa` is a type of that unit's own, so each keeps its own instance, and its
-// lanes set the vectors' width (GCC vector extensions, which each unit compiles for its ISA).
+// lanes set the vectors' width (vector extensions that GCC and clang share, compiled for each unit's
+// ISA).
 //
 // The one dependency along a row is the deletion E(i, d) from H(i, d-1). As a value it needs only
 // H without E: where E is what H(i, d-1) took, opening a gap from it (-open-extend) loses to
@@ -12,10 +13,13 @@
 // P = max(0, diagonal, F) - open - extend, a running max over P (a prefix max of P + d x extend,
 // taken a vector at a time), and the deletion extends exactly when E(i, d-1) - extend >= P(i, d-1).
 // Everything else in a row is cell by cell.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "kernels/scalar/extend_scalar.hpp"
@@ -100,28 +104,40 @@ class ExtendRows {
   static V broadcast(int x) { return V{} + x; }
   static V max(V a, V b) { return a > b ? a : b; }
 
-  // Lanes moved `k` up, -infinity into the lowest k.
+  // Lanes moved `k` up, -infinity into the lowest k (lane l takes lane l - k of v, or a lane of the
+  // -infinity vector that follows v in the shuffle's numbering).
   template <int k>
   static V shift_up(V v) {
-    V from;  // lane l: v's lane l - k, or a lane of the -infinity vector
-    for (int l = 0; l < kLanes; ++l) from[l] = l >= k ? l - k : kLanes + l;
-    return __builtin_shuffle(v, broadcast(kExtendMinusInfinity), from);
-  }
-
-  // The low byte of each lane, stored as kLanes bytes (the cells' sources).
-  static void store_low_bytes(std::uint8_t* to, V v) {
-    Bytes from;
-    for (int b = 0; b < 4 * kLanes; ++b) from[b] = static_cast<std::uint8_t>(b < kLanes ? 4 * b : 0);
-    const Bytes packed = __builtin_shuffle(reinterpret_cast<Bytes&>(v), from);
-    std::memcpy(to, &packed, kLanes);
+    return [&]<int... l>(std::integer_sequence<int, l...>) {
+      return __builtin_shufflevector(v, broadcast(kExtendMinusInfinity), (l >= k ? l - k : kLanes + l)...);
+    }(std::make_integer_sequence<int, kLanes>{});
   }
 
   // Lanes moved `k` down (lane l takes lane l + k; the top k lanes are any of v's).
   template <int k>
   static V shift_down(V v) {
-    V rotate;
-    for (int l = 0; l < kLanes; ++l) rotate[l] = (l + k) % kLanes;
-    return __builtin_shuffle(v, rotate);
+    return [&]<int... l>(std::integer_sequence<int, l...>) {
+      return __builtin_shufflevector(v, v, ((l + k) % kLanes)...);
+    }(std::make_integer_sequence<int, kLanes>{});
+  }
+
+  // The low byte of each lane, stored as kLanes bytes (the cells' sources).
+  static void store_low_bytes(std::uint8_t* to, V v) {
+    const Bytes bytes = (Bytes)v;
+    const auto packed = [&]<int... b>(std::integer_sequence<int, b...>) {
+      return __builtin_shufflevector(bytes, bytes, (4 * b)...);
+    }(std::make_integer_sequence<int, kLanes>{});
+    static_assert(sizeof packed == kLanes);
+    std::memcpy(to, &packed, kLanes);
+  }
+
+  // Lane l: table's lane index[l] (the per-ISA permute; GCC and clang share no variable shuffle).
+  static V lookup(V table, V index) {
+    if constexpr (kLanes == 8) {
+      return (V)_mm256_permutevar8x32_epi32((__m256i)table, (__m256i)index);
+    } else {
+      return (V)_mm512_maskz_permutexvar_epi32(0xffff, (__m512i)index, (__m512i)table);  // GCC 12 warns of the unmasked form
+    }
   }
 
   // The prefix max of v's lanes (lane l: the max of lanes 0..l).
@@ -168,7 +184,7 @@ class ExtendRows {
       const int d = v * kLanes;
       const V f_extend = load(f_above + d + 1) - extend, f_open = load(h_above + d + 1) - open_extend;
       const V f = max(f_extend, f_open);
-      const V diag = load(h_above + d) + __builtin_shuffle(scores, load(letters + d));
+      const V diag = load(h_above + d) + lookup(scores, load(letters + d));
       const V pv = max(max(diag, f), V{}) - open_extend;
       const V raised = prefix_max(pv + (lane_extend + extend + d * extend));  // P + d x extend, then its prefix max
       const V e_value = max(before, shift_up<1>(raised)) - (lane_extend + d * extend);
