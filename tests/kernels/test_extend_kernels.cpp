@@ -11,6 +11,7 @@
 #include "engine/devices.hpp"
 #include "kernels/cuda/extend_cuda.hpp"
 #include "kernels/extend_kernel.hpp"
+#include "kernels/simd/extend_simd.hpp"
 
 namespace hyalign::kernels {
 namespace {
@@ -158,6 +159,17 @@ TEST_P(ExtendKernels, EqualTheDefinition) {
   }
 }
 
+// A random read and a window holding it exactly, in the band's middle diagonal, walls around it.
+Task perfect_match_task(std::mt19937& rng, std::size_t length, std::uint32_t band) {
+  Task t;
+  for (std::size_t i = 0; i < length; ++i) t.query.push_back(rng() % 4);
+  t.target.assign(band / 2, kWallCode);
+  t.target.insert(t.target.end(), t.query.begin(), t.query.end());
+  t.target.resize(t.query.size() + band - 1, kWallCode);
+  t.band = band;
+  return t;
+}
+
 // Where each width ends: the lanes must hold the task's max_score; a perfect match reaches it.
 TEST(ExtendLaneBits, EndWhereMaxScoreLeavesTheLane) {
   const ExtendScoring s;  // match 1, both bonuses 5
@@ -184,17 +196,30 @@ TEST_P(ExtendKernels, ScorePerfectMatchesAtTheLaneEdges) {
       const long long letters = (top - scoring.clip5 - scoring.clip3) / scoring.match;
       if (scoring.max_score(letters) != top) continue;
       for (const std::uint32_t band : {1u, 3u, 300u}) {
-        Task t;
-        for (long long i = 0; i < letters; ++i) t.query.push_back(rng() % 4);
-        t.target.assign(band / 2, kWallCode);
-        t.target.insert(t.target.end(), t.query.begin(), t.query.end());
-        t.target.resize(t.query.size() + band - 1, kWallCode);
-        t.band = band;
+        Task t = perfect_match_task(rng, static_cast<std::size_t>(letters), band);
         ASSERT_EQ(extend_score_scalar(t.view(), scoring).score, top);
         tasks.push_back(std::move(t));
       }
     }
     expect_definition(*scorer, scoring, tasks);
+  }
+}
+
+// The alignments of `tasks` traced by `align` (best cell, begins, CIGAR) equal the scalar
+// traceback's, in the whole band and in the band near the best cell that the mapper traces.
+void expect_scalar_traceback(ExtendAligner align, const ExtendScoring& scoring, const std::vector<Task>& tasks) {
+  for (const Task& t : tasks) {
+    const ExtendAlignment want = extend_align_scalar(t.view(), scoring);
+    const ExtendAlignment got = align(t.view(), scoring);
+    const std::string shape = "length " + std::to_string(t.query.size()) + ", band " + std::to_string(t.band);
+    ASSERT_EQ(got.best, want.best) << shape;
+    ASSERT_EQ(got.query_begin, want.query_begin) << shape;
+    ASSERT_EQ(got.target_begin, want.target_begin) << shape;
+    ASSERT_EQ(cigar_of(got), cigar_of(want)) << shape;
+    if (want.best.score <= 0) continue;
+    const ExtendAlignment near = extend_align_near(t.view(), scoring, want.best, align);
+    ASSERT_EQ(near.target_begin, want.target_begin) << shape;
+    ASSERT_EQ(cigar_of(near), cigar_of(want)) << shape;
   }
 }
 
@@ -213,19 +238,31 @@ TEST_P(ExtendKernels, AlignerEqualsTheScalarTraceback) {
     for (int k = 0; k < 4; ++k) tasks.push_back(random_task(rng, 5000 + rng() % 6000, 20 + rng() % 60, true));
     for (int k = 0; k < 30; ++k) tasks.push_back(random_task(rng, 1 + rng() % 14, 1 + rng() % 300, true));
     tasks.push_back(random_task(rng, 0, 5, false));
-    for (const Task& t : tasks) {
-      const ExtendAlignment want = extend_align_scalar(t.view(), scoring);
-      const ExtendAlignment got = align(t.view(), scoring);
-      const std::string shape = "length " + std::to_string(t.query.size()) + ", band " + std::to_string(t.band);
-      ASSERT_EQ(got.best, want.best) << shape;
-      ASSERT_EQ(got.query_begin, want.query_begin) << shape;
-      ASSERT_EQ(got.target_begin, want.target_begin) << shape;
-      ASSERT_EQ(cigar_of(got), cigar_of(want)) << shape;
-      if (want.best.score <= 0) continue;
-      const ExtendAlignment near = extend_align_near(t.view(), scoring, want.best, align);
-      ASSERT_EQ(near.target_begin, want.target_begin) << shape;
-      ASSERT_EQ(cigar_of(near), cigar_of(want)) << shape;
-    }
+    expect_scalar_traceback(align, scoring, tasks);
+  }
+}
+
+// The SIMD aligners trace in 16-bit lanes where every value of a task fits them, else in 32-bit
+// lanes: tasks on both sides of each limit, perfect matches (the highest scores) among them.
+TEST_P(ExtendKernels, AlignerEqualsTheScalarTracebackAtTheLaneWidthLimits) {
+  if (!engine::cpu_supports(GetParam())) GTEST_SKIP() << "this CPU lacks the instruction set";
+  const ExtendAligner align = extend_cpu_aligner(GetParam());
+  std::mt19937 rng(29);
+  const ExtendScoring bwa;  // the read's best score +16000 at 15,989 letters
+  std::vector<Task> long_reads;
+  for (const std::size_t length : {15988u, 15989u, 15990u}) {
+    for (const std::uint32_t band : {3u, 40u}) long_reads.push_back(perfect_match_task(rng, length, band));
+    long_reads.push_back(random_task(rng, length, 40, false));
+  }
+  EXPECT_TRUE(simd::extend_rows_fit_16_bits(long_reads[3].view(), bwa));
+  EXPECT_FALSE(simd::extend_rows_fit_16_bits(long_reads[6].view(), bwa));
+  expect_scalar_traceback(align, bwa, long_reads);
+  for (const int extend : {441, 442}) {  // the wall's 1000 + open 6 + 34 extensions reach 16000 at 441
+    ExtendScoring gaps;
+    gaps.gap_extend = extend;
+    const std::vector<Task> tasks = random_tasks(rng, 60);
+    EXPECT_EQ(simd::extend_rows_fit_16_bits(tasks.front().view(), gaps), extend == 441);
+    expect_scalar_traceback(align, gaps, tasks);
   }
 }
 

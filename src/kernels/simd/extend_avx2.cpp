@@ -42,7 +42,7 @@ struct Avx2U16 : Avx2Vector {
 }  // namespace
 
 ExtendAlignment extend_align_avx2(const ExtendTask& task, const ExtendScoring& scoring) {
-  return ExtendRows<Avx2U16>(task, scoring).align();
+  return extend_align_rows<Avx2U16>(task, scoring);
 }
 
 std::unique_ptr<ExtendKernel> make_extend_avx2_kernel(const ExtendScoring& scoring) {

@@ -43,7 +43,7 @@ struct Avx512U16 : Avx512Vector {
 }  // namespace
 
 ExtendAlignment extend_align_avx512(const ExtendTask& task, const ExtendScoring& scoring) {
-  return ExtendRows<Avx512U16>(task, scoring).align();
+  return extend_align_rows<Avx512U16>(task, scoring);
 }
 
 std::unique_ptr<ExtendKernel> make_extend_avx512_kernel(const ExtendScoring& scoring) {
