@@ -149,9 +149,10 @@ int main(int argc, char** argv) {
   std::printf("%-22s %10s %10s %10s %10s %10s %12s %9s %5s\n", "shape", "cpu1", "cpuN", "cpu1 16b", "gpu1", "gpuN",
               "gpu kernels", "gpuN/cpuN", "same");
   std::mt19937 rng(1);
-  for (const Shape& shape : count == 0 ? std::vector<Shape>{}
-                                        : std::vector<Shape>{Shape{"read 150, band 33", 150, 33}, Shape{"read 100, band 33", 100, 33},
-                             Shape{"read 150, band 64", 150, 64}, Shape{"rescue 150, band 400", 150, 400}}) {
+  std::vector<Shape> shapes{Shape{"read 150, band 33", 150, 33}, Shape{"read 100, band 33", 100, 33},
+                            Shape{"read 150, band 64", 150, 64}, Shape{"rescue 150, band 400", 150, 400}};
+  if (count == 0) shapes.clear();
+  for (const Shape& shape : shapes) {
     const std::size_t n = shape.band > 100 ? count / 10 : count;
     const Batch b = make_batch(shape, n, rng);
     const double cells = static_cast<double>(n) * shape.length * shape.band;
