@@ -15,10 +15,7 @@ shift
 letters=${LETTERS:-4000000} error=${ERROR:-0.01} threads=${THREADS:-$(nproc)} rounds=${ROUNDS:-3}
 genome=${GENOME:-/usr/share/doc/kleborate/examples/data/Klebs_HS11286.fna.xz}
 here=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-source "$here/bench/map_reads.sh"
+source "$here/bench/map_reads.sh"  # and into a temporary folder
 index_genome "$genome" "$build/hyalign" "$threads"
 minimap2 -x sr -t "$threads" -d ref.mmi ref.fa 2>/dev/null
 

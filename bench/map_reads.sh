@@ -1,5 +1,10 @@
 # Sourced by the map benchmarks: the genome, its indexes and the read sets of the map issue (dwgsim reads with
-# SNPs and small indels at 0.1 %, pairs 500 +- 50 bp apart).
+# SNPs and small indels at 0.1 %, pairs 500 +- 50 bp apart). Sourcing it moves the script into a
+# temporary folder, removed when the script exits.
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
 
 # genome_fasta GENOME OUT: GENOME (FASTA, plain or .xz) as the plain FASTA file OUT.
 genome_fasta() {

@@ -14,10 +14,7 @@ reads_per_set=${READS:-100000} threads=${THREADS:-$(nproc)} error=${ERROR:-0.005
 genome=${GENOME:-/usr/share/doc/kleborate/examples/data/Klebs_HS11286.fna.xz}
 hyalign=$build/hyalign eval=$build/bench/hyalign_map_eval
 here=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-source "$here/bench/map_reads.sh"
+source "$here/bench/map_reads.sh"  # and into a temporary folder
 index_genome "$genome" "$hyalign" "$threads"
 
 # reversed FILE: the FASTQ file's records in reverse order (dwgsim's names hold no tabs).

@@ -16,10 +16,7 @@ genome=${4:-/usr/share/doc/kleborate/examples/data/Klebs_HS11286.fna.xz}
 mode=${MODE:-paired} threads=${THREADS:-$(nproc)} error=${ERROR:-0.005} rounds=${ROUNDS:-3} seed=${SEED:-11}
 hyalign=$build/hyalign eval=$build/bench/hyalign_map_eval
 here=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-source "$here/bench/map_reads.sh"
+source "$here/bench/map_reads.sh"  # and into a temporary folder
 case $genome in
   synthetic) "$build/bench/hyalign_make_genome" 20000000 4 7 >ref.fa ;;
   *) genome_fasta "$genome" ref.fa ;;
