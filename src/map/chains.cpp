@@ -1,7 +1,6 @@
 #include "map/chains.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -11,26 +10,56 @@
 namespace hyalign::map {
 namespace {
 
-// Read letters covered by the seeds hits[first, last), whose query intervals may overlap.
-std::uint32_t covered_letters(std::vector<SeedHit>& hits, std::size_t first, std::size_t last) {
-  std::sort(hits.begin() + first, hits.begin() + last,
-            [](const SeedHit& a, const SeedHit& b) { return a.query_begin < b.query_begin; });
-  return letters_in_union(hits.begin() + first, hits.begin() + last,
-                          [](const SeedHit& h) { return LetterSpan{h.query_begin, h.query_begin + h.length}; });
-}
+// A chain being built: its hits sorted by read position, and what joining it checks.
+struct Building {
+  std::vector<SeedHit> hits;  // by query_begin
+  std::int64_t first_diagonal = 0, last_diagonal = 0;  // hits arrive in diagonal order
+  std::uint32_t longest = 0;  // the longest hit's length: how far back in the read a hit may reach
+  std::uint32_t sequence = 0;
+  bool reverse = false;
 
-// A hit belongs with a chain's hits when each lies on its diagonal or on another read part: hits on
-// different diagonals over the same read letters are different places for them (a tandem repeat's
-// shifted copies), not one alignment with a gap. An indel lets the parts overlap by its length.
-bool colinear(const std::vector<SeedHit>& chain, const SeedHit& h) {
-  for (const SeedHit& m : chain) {
-    if (m.diagonal() == h.diagonal()) continue;
-    const std::int64_t overlap = std::min<std::int64_t>(m.query_begin + m.length, h.query_begin + h.length) -
-                                 std::max(m.query_begin, h.query_begin);
-    if (overlap > std::abs(m.diagonal() - h.diagonal())) return false;
+  Building(const SeedHit& h, std::uint32_t in_sequence)
+      : hits{h}, first_diagonal(h.diagonal()), last_diagonal(h.diagonal()), longest(h.length), sequence(in_sequence),
+        reverse(h.reverse) {}
+
+  void add(const SeedHit& h) {
+    const auto at = std::upper_bound(hits.begin(), hits.end(), h.query_begin,
+                                     [](std::uint32_t begin, const SeedHit& m) { return begin < m.query_begin; });
+    hits.insert(at, h);
+    last_diagonal = h.diagonal();
+    longest = std::max(longest, h.length);
   }
-  return true;
-}
+
+  // A hit belongs with the chain's hits when each lies on its diagonal or on another read part: hits
+  // on different diagonals over the same read letters are different places for them (a tandem
+  // repeat's shifted copies), not one alignment with a gap. An indel lets the parts overlap by its
+  // length. Only hits over some of h's letters can clash, and they begin less than `longest`
+  // letters before it.
+  bool colinear(const SeedHit& h) const {
+    auto m = std::partition_point(hits.begin(), hits.end(),
+                                  [&](const SeedHit& k) { return k.query_begin + longest <= h.query_begin; });
+    for (; m != hits.end() && m->query_begin < h.query_begin + h.length; ++m) {
+      if (m->diagonal() == h.diagonal()) continue;
+      const std::int64_t overlap = std::min<std::int64_t>(m->query_begin + m->length, h.query_begin + h.length) -
+                                   std::max(m->query_begin, h.query_begin);
+      if (overlap > std::abs(m->diagonal() - h.diagonal())) return false;
+    }
+    return true;
+  }
+
+  Chain chain() const {
+    Chain c;
+    c.reverse = reverse;
+    c.sequence = sequence;
+    c.diagonal_min = first_diagonal;
+    c.diagonal_max = last_diagonal;
+    c.weight = letters_in_union(hits.begin(), hits.end(),
+                                [](const SeedHit& m) { return LetterSpan{m.query_begin, m.query_begin + m.length}; });
+    c.query_begin = hits.front().query_begin;
+    for (const SeedHit& m : hits) c.query_end = std::max(c.query_end, m.query_begin + m.length);
+    return c;
+  }
+};
 
 bool overlaps_mostly(const Chain& a, const Chain& b) {
   const std::uint32_t lo = std::max(a.query_begin, b.query_begin), hi = std::min(a.query_end, b.query_end);
@@ -45,13 +74,15 @@ std::uint32_t mismatches(std::string_view read, const std::string& text, std::in
   const std::int64_t first = std::clamp<std::int64_t>(-diagonal, 0, n), last = std::clamp<std::int64_t>(size - diagonal, first, n);
   std::uint32_t differ = static_cast<std::uint32_t>(first + (n - last));
   std::int64_t i = first;
-  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL, kHigh = 0x8080808080808080ULL;
+  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL, kHigh = 0x8080808080808080ULL, kOnes = 0x0101010101010101ULL;
   for (; i + 8 <= last; i += 8) {  // eight letters per step: the bytes that differ have their high bit set
     std::uint64_t a, b;
     std::memcpy(&a, read.data() + i, 8);
     std::memcpy(&b, text.data() + diagonal + i, 8);
     const std::uint64_t x = a ^ b;
-    differ += static_cast<std::uint32_t>(std::popcount((((x & kLow7) + kLow7) | x) & kHigh));
+    // The bytes' high bits moved to their low bits and summed into the top byte by one multiply:
+    // std::popcount is a library call on x86-64 without -mpopcnt.
+    differ += static_cast<std::uint32_t>((((((x & kLow7) + kLow7) | x) & kHigh) >> 7) * kOnes >> 56);
   }
   for (; i < last; ++i) differ += read[static_cast<std::size_t>(i)] != text[static_cast<std::size_t>(diagonal + i)];
   return differ;
@@ -107,20 +138,6 @@ std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::Ref
   return out;
 }
 
-// The chain of hits[first, last) (sorted by diagonal).
-Chain make_chain(std::vector<SeedHit>& hits, std::size_t first, std::size_t last, std::uint32_t sequence) {
-  Chain chain;
-  chain.reverse = hits[first].reverse;
-  chain.sequence = sequence;
-  chain.diagonal_min = hits[first].diagonal();
-  chain.diagonal_max = hits[last - 1].diagonal();
-  chain.weight = covered_letters(hits, first, last);  // sorts the chain's hits by read position
-  chain.query_begin = hits[first].query_begin;
-  for (std::size_t k = first; k < last; ++k)
-    chain.query_end = std::max(chain.query_end, hits[k].query_begin + hits[k].length);
-  return chain;
-}
-
 }  // namespace
 
 std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
@@ -137,36 +154,28 @@ std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::Referenc
                       a.length == b.length;
              }), hits.end());
   const std::int64_t max_step = params.band_margin, max_spread = std::max<std::int64_t>(read_length, max_step);
-  // Chains still open to hits on later diagonals, each as the hits it holds.
-  struct Building {
-    std::vector<SeedHit> hits;
-    std::uint32_t sequence;
-  };
+  // Chains still open to hits on later diagonals.
   std::vector<Building> open;
   std::vector<Chain> chains;
-  auto close = [&](Building& b) {
-    chains.push_back(make_chain(b.hits, 0, b.hits.size(), b.sequence));
-  };
   for (const SeedHit& h : hits) {
     const auto sequence = static_cast<std::uint32_t>(reference.sequence_at(h.text_pos));
     // Chains that end too far before this diagonal are done.
     std::size_t kept = 0;
     for (std::size_t k = 0; k < open.size(); ++k) {
-      const SeedHit& last = open[k].hits.back();
-      if (last.reverse != h.reverse || h.diagonal() - last.diagonal() > max_step) close(open[k]);
+      if (open[k].reverse != h.reverse || h.diagonal() - open[k].last_diagonal > max_step) chains.push_back(open[k].chain());
       else if (kept++ != k) open[kept - 1] = std::move(open[k]);
     }
-    open.resize(kept);
+    open.erase(open.begin() + static_cast<std::ptrdiff_t>(kept), open.end());
     Building* home = nullptr;
     for (Building& b : open)
-      if (b.sequence == sequence && h.diagonal() - b.hits.front().diagonal() <= max_spread && colinear(b.hits, h)) {
+      if (b.sequence == sequence && h.diagonal() - b.first_diagonal <= max_spread && b.colinear(h)) {
         home = &b;
         break;
       }
-    if (home != nullptr) home->hits.push_back(h);
-    else open.push_back({{h}, sequence});
+    if (home != nullptr) home->add(h);
+    else open.emplace_back(h, sequence);
   }
-  for (Building& b : open) close(b);
+  for (const Building& b : open) chains.push_back(b.chain());
   return drop_light_chains(std::move(chains), reference, read, params);
 }
 

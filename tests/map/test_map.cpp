@@ -400,6 +400,28 @@ TEST_F(MapSteps, ChainsDoNotDependOnTheOrderOfHits) {
   }
 }
 
+// Hits on other diagonals join a chain unless they claim more of its read letters than the
+// diagonals differ by (a tandem repeat's shifted copy, not an indel), whichever hit they clash with:
+// a long one that starts far before them too.
+TEST_F(MapSteps, ChainsJoinHitsThatClaimNoMoreLettersThanAnIndel) {
+  auto hit = [](std::uint32_t diagonal, std::uint32_t begin, std::uint32_t length) {
+    return SeedHit{diagonal + begin, begin, length, false};
+  };
+  const EndLetters letters = letters_of(index.reference().text.substr(1000, 400));
+  const std::string_view strands[2] = {letters.pattern[0], letters.pattern[1]};
+  auto spans = [&](std::vector<SeedHit> hits) {
+    std::set<std::pair<std::int64_t, std::int64_t>> out;  // (diagonal_min, diagonal_max) of each chain
+    for (const Chain& c : chain_seeds(hits, index.reference(), strands, params)) out.insert({c.diagonal_min, c.diagonal_max});
+    return out;
+  };
+  using Spans = std::set<std::pair<std::int64_t, std::int64_t>>;
+  EXPECT_EQ(spans({hit(1000, 0, 50), hit(1003, 40, 60)}), (Spans{{1000, 1000}, {1003, 1003}}));  // 10 letters > 3
+  EXPECT_EQ(spans({hit(1000, 0, 50), hit(1003, 47, 53)}), (Spans{{1000, 1003}}));  // 3 letters: an indel's
+  // The clash is with the 200-letter hit at the read's start, not with the short one nearer.
+  EXPECT_EQ(spans({hit(2000, 0, 200), hit(2000, 300, 20), hit(2005, 150, 30)}), (Spans{{2000, 2000}, {2005, 2005}}));
+  EXPECT_EQ(spans({hit(2000, 0, 200), hit(2000, 300, 20), hit(2005, 197, 30)}), (Spans{{2000, 2005}}));
+}
+
 // BWA-MEM's chain filter: a chain over the best one's letters is dropped when lighter than half
 // of it by two seeds' letters or more, but of those dropped, the one whose diagonal matches the
 // read best is kept (the read's second place, for XS and the MAPQ), lighter or not.
