@@ -27,8 +27,9 @@
 
 namespace hyalign::kernels::simd {
 
-// A vector of `Bytes` bytes in lanes of `Lane`, and the same bytes one by one (the attribute takes
-// no template argument).
+// A vector of `Bytes` bytes in lanes of `Lane`, and the same bytes one by one. Spelled out for
+// each pair: GCC 12 drops vector_size on a dependent typedef, and on an alias template where the
+// alias is itself a template argument (std::array<V, ...>).
 template <typename Lane, int Bytes>
 struct VectorOf;
 template <>
