@@ -46,26 +46,15 @@ std::size_t stream_unit_size(std::uint64_t total, std::size_t fewest, std::size_
 inline int owner(std::size_t unit) { return static_cast<int>(unit % static_cast<std::size_t>(size())); }
 inline bool mine(std::size_t unit) { return owner(unit) == rank(); }
 
-// Units cut from a stream (batches of a file): every rank reads every batch, so all cut them
-// alike, and keeps its own. Counts the units; one thread at a time reads.
+// Units cut from a stream (batches of a file): every rank cuts them alike, passing over other
+// ranks' batches (cheaper than reading them) and reading its own. Counts the units; one thread at a
+// time reads.
 class UnitCounter {
  public:
-  // Calls read() until it gives a batch of this rank's (true, its unit in `unit`) or none is left
-  // (false); skipped() is called after each batch of another rank's.
-  template <class Read, class Skipped>
-  bool next_mine(Read&& read, std::size_t& unit, Skipped&& skipped) {
-    while (read()) {
-      unit = count_++;
-      if (mine(unit)) return true;
-      skipped();
-    }
-    return false;
-  }
-  // For a stream whose batches can be passed over unread (database chunks): pass_over() for each
-  // batch of another rank's, then read() for this rank's next one; both return false when no batch
-  // is left. True once read() gave a batch, its unit in `unit`.
+  // pass_over() for each batch of another rank's, then read() for this rank's next one; both
+  // return false when no batch is left. True once read() gave a batch, its unit in `unit`.
   template <class Read, class PassOver>
-  bool next_mine_passing_over(Read&& read, PassOver&& pass_over, std::size_t& unit) {
+  bool next_mine(Read&& read, PassOver&& pass_over, std::size_t& unit) {
     for (; !mine(count_); ++count_)
       if (!pass_over()) return false;
     if (!read()) return false;

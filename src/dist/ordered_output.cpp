@@ -106,11 +106,12 @@ std::vector<std::uint64_t> summed(const std::vector<RankShare>& shares) {
   return total;
 }
 
-void log_shares(const std::vector<RankShare>& shares, std::size_t k, std::string_view what) {
+void log_shares(const std::vector<RankShare>& shares, std::size_t k, std::string_view what,
+                const std::function<std::string(const RankShare&)>& more) {
   if (shares.size() < 2) return;
   for (std::size_t r = 0; r < shares.size(); ++r)
-    log_info("  rank {}: {} unit{}, {} {}", r, shares[r].units, shares[r].units == 1 ? "" : "s",
-             k < shares[r].counts.size() ? shares[r].counts[k] : 0, what);
+    log_info("  rank {}: {} unit{}, {} {}{}", r, shares[r].units, shares[r].units == 1 ? "" : "s",
+             k < shares[r].counts.size() ? shares[r].counts[k] : 0, what, more ? more(shares[r]) : "");
 }
 
 }  // namespace hyalign::dist

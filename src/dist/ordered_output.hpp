@@ -46,7 +46,9 @@ class OrderedOutput {
 
 // counts[k] summed over the ranks.
 std::vector<std::uint64_t> summed(const std::vector<RankShare>& shares);
-// In a job of several ranks, one log line per rank: its units and its counts[k], which are `what`.
-void log_shares(const std::vector<RankShare>& shares, std::size_t k, std::string_view what);
+// In a job of several ranks, one log line per rank: its units and its counts[k], which are `what`,
+// then what `more` says of the share.
+void log_shares(const std::vector<RankShare>& shares, std::size_t k, std::string_view what,
+                const std::function<std::string(const RankShare&)>& more = {});
 
 }  // namespace hyalign::dist

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -102,18 +103,38 @@ struct LineReader::Impl {
     }
   }
 
-  // Control bytes other than tab and line ends: checked for all bytes at once, then found.
-  void check(std::size_t from, std::size_t to) {
-    const unsigned char* p = reinterpret_cast<const unsigned char*>(buf.data());
-    unsigned char any_bad = 0;
-    for (std::size_t i = from; i < to; ++i) any_bad |= is_binary(p[i]);
+  // Control bytes other than tab and line ends in buf[from, to), of the line being read.
+  void check(std::size_t from, std::size_t to) const { check(buf.data() + from, to - from, line + 1, from - begin); }
+  // The same for `size` bytes at `p`, `lead` bytes into line `at`.
+  void check(const char* p, std::size_t size, std::size_t at, std::size_t lead) const {
+    const auto* u = reinterpret_cast<const unsigned char*>(p);
+    unsigned char any_bad = 0;  // all bytes at once, then the first bad one found
+    for (std::size_t i = 0; i < size; ++i) any_bad |= is_binary(u[i]);
     if (!any_bad) return;
-    for (std::size_t i = from; i < to; ++i) {
-      if (is_binary(p[i])) {
-        throw InputError(name, line + 1,
-                         fmt::format("binary data (byte 0x{:02x}); not a text file?", unsigned(p[i])),
-                         i - begin + 1);
+    const std::size_t i = static_cast<std::size_t>(std::find_if(u, u + size, is_binary) - u);
+    throw InputError(name, at, fmt::format("binary data (byte 0x{:02x}); not a text file?", unsigned(u[i])),
+                     lead + i + 1);
+  }
+
+  // The next line (LineReader::next), its bytes checked for control bytes with kCheck.
+  template <bool kCheck>
+  bool next(std::string_view& out) {
+    for (;;) {
+      const char* data = buf.data();
+      const void* nl = scanned < end ? std::memchr(data + scanned, '\n', end - scanned) : nullptr;
+      const std::size_t stop = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - data) : end;
+      if constexpr (kCheck) check(scanned, stop);
+      scanned = stop;
+      if (nl || (eof && begin < end)) {
+        out = std::string_view(data + begin, stop - begin);
+        begin = scanned = nl ? stop + 1 : stop;
+        ++line;
+        if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
+        return true;
       }
+      if (eof) return false;
+      if (end - begin > kMaxLine) throw InputError(name, line + 1, "line longer than 1 GiB");
+      fill();
     }
   }
 };
@@ -123,26 +144,9 @@ LineReader::LineReader(const std::string& path)
 
 LineReader::~LineReader() = default;
 
-bool LineReader::next(std::string_view& line) {
-  Impl& s = *impl_;
-  for (;;) {
-    const char* data = s.buf.data();
-    const void* nl = s.scanned < s.end ? std::memchr(data + s.scanned, '\n', s.end - s.scanned) : nullptr;
-    std::size_t stop = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - data) : s.end;
-    s.check(s.scanned, stop);
-    s.scanned = stop;
-    if (nl || (s.eof && s.begin < s.end)) {
-      line = std::string_view(data + s.begin, stop - s.begin);
-      s.begin = s.scanned = nl ? stop + 1 : stop;
-      ++s.line;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      return true;
-    }
-    if (s.eof) return false;
-    if (s.end - s.begin > kMaxLine) throw InputError(s.name, s.line + 1, "line longer than 1 GiB");
-    s.fill();
-  }
-}
+bool LineReader::next(std::string_view& line) { return impl_->next<true>(line); }
+bool LineReader::next_unchecked(std::string_view& line) { return impl_->next<false>(line); }
+void LineReader::check(std::string_view line) const { impl_->check(line.data(), line.size(), impl_->line, 0); }
 
 std::size_t LineReader::line_number() const { return impl_->line; }
 const std::string& LineReader::path() const { return impl_->path; }
@@ -167,6 +171,13 @@ std::string normalize_sequence_name(std::string_view header) {
 // ---------------------------------------------------------------------------------------------------
 // SequenceReader
 
+// A record passed over (SequenceReader::pass_over): its sizes, and its header for messages.
+struct PassedRecord {
+  std::string header;  // after the '@', as written
+  std::size_t line = 0;
+  std::size_t letters = 0, quality = 0;
+};
+
 struct SequenceReader::Impl {
   explicit Impl(const std::string& p) : lines(p) {}
   LineReader lines;
@@ -175,6 +186,7 @@ struct SequenceReader::Impl {
   std::string pending_name, pending_comment;
   std::size_t pending_id_length = 0;
   std::size_t pending_line = 0;
+  PassedRecord passed;
 
   const std::string& name() const { return lines.name(); }
 
@@ -200,15 +212,47 @@ struct SequenceReader::Impl {
     record.sequence.clear();
     record.quality.clear();
   }
+  void take_pending(PassedRecord& record) {
+    has_pending = false;
+    record.header = pending_name;
+    record.line = pending_line;
+    record.letters = record.quality = 0;
+  }
 
-  bool next_fasta(SequenceRecord& record);
-  bool next_fastq(SequenceRecord& record);
+  // Records are read whole (SequenceRecord) or passed over (PassedRecord): the same steps, which
+  // pass over lines unchecked and keep only their sizes.
+  template <class Record>
+  bool next_fasta(Record& record);
+  template <class Record>
+  bool next_fastq(Record& record);
   // next_fastq's steps: the '@' header (false at the end of the file), the sequence lines up to the
   // '+' line (returns how many), the quality.
-  bool read_fastq_header();
-  std::size_t read_fastq_sequence(SequenceRecord& record);
-  void read_fastq_quality(SequenceRecord& record, bool wrapped);
+  template <class Record>
+  bool read_fastq_header(Record& record);
+  template <class Record>
+  std::size_t read_fastq_sequence(Record& record);
+  template <class Record>
+  void read_fastq_quality(Record& record, bool wrapped);
+
+  template <class Record>
+  bool next_line(std::string_view& line) {
+    return std::is_same_v<Record, PassedRecord> ? lines.next_unchecked(line) : lines.next(line);
+  }
 };
+
+namespace {
+
+std::string record_name(const SequenceRecord& record) { return record.name; }
+std::string record_name(const PassedRecord& record) { return normalize_sequence_name(record.header); }
+
+void add_letters(SequenceRecord& record, std::string_view line) { append_without_space(record.sequence, line); }
+void add_letters(PassedRecord& record, std::string_view line) { record.letters += text::count_without_space(line); }
+std::size_t letters(const SequenceRecord& record) { return record.sequence.size(); }
+std::size_t letters(const PassedRecord& record) { return record.letters; }
+std::size_t quality_size(const SequenceRecord& record) { return record.quality.size(); }
+std::size_t quality_size(const PassedRecord& record) { return record.quality; }
+
+}  // namespace
 
 SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {
   Impl& s = *impl_;
@@ -234,32 +278,36 @@ SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique
 
 SequenceReader::~SequenceReader() = default;
 
-bool SequenceReader::Impl::next_fasta(SequenceRecord& record) {
+template <class Record>
+bool SequenceReader::Impl::next_fasta(Record& record) {
   if (!has_pending) return false;
   take_pending(record);
   std::string_view line;
-  while (lines.next(line)) {
+  while (next_line<Record>(line)) {
     std::string_view t = trim(line);
     if (!t.empty() && t.front() == '>') {
+      if constexpr (std::is_same_v<Record, PassedRecord>) lines.check(line);  // the next record's header: it may read that one
       set_pending(t);
       break;
     }
-    append_without_space(record.sequence, t);
+    add_letters(record, t);
   }
   return true;
 }
 
-bool SequenceReader::Impl::next_fastq(SequenceRecord& record) {
-  if (!has_pending && !read_fastq_header()) return false;
-  take_pending(record);
+template <class Record>
+bool SequenceReader::Impl::next_fastq(Record& record) {
+  if (!has_pending && !read_fastq_header(record)) return false;
+  if (has_pending) take_pending(record);
   const std::size_t sequence_lines = read_fastq_sequence(record);
   read_fastq_quality(record, sequence_lines > 1);
   return true;
 }
 
-bool SequenceReader::Impl::read_fastq_header() {
+template <class Record>
+bool SequenceReader::Impl::read_fastq_header(Record& record) {
   std::string_view line, t;
-  while (lines.next(line)) {
+  while (next_line<Record>(line)) {
     t = trim(line);
     if (!t.empty()) break;
   }
@@ -267,69 +315,88 @@ bool SequenceReader::Impl::read_fastq_header() {
   if (t.front() != '@')
     throw InputError(name(), lines.line_number(),
                      fmt::format("expected '@' starting a FASTQ record, found '{}'", excerpt(t)), 1);
-  set_pending(t);
+  if constexpr (std::is_same_v<Record, PassedRecord>) {
+    record.header.assign(t.substr(1));
+    record.line = lines.line_number();
+    record.letters = record.quality = 0;
+  } else {
+    set_pending(t);
+  }
   return true;
 }
 
-std::size_t SequenceReader::Impl::read_fastq_sequence(SequenceRecord& record) {
+template <class Record>
+std::size_t SequenceReader::Impl::read_fastq_sequence(Record& record) {
   std::string_view line;
   std::size_t sequence_lines = 0;
   for (;;) {
-    if (!lines.next(line))
+    if (!next_line<Record>(line))
       throw InputError(name(), lines.line_number(),
-                       fmt::format("FASTQ record '{}' (line {}) ends without a '+' line", record.name, record.line));
+                       fmt::format("FASTQ record '{}' (line {}) ends without a '+' line", record_name(record),
+                                   record.line));
     std::string_view t = trim(line);
     if (!t.empty() && t.front() == '+') {
-      if (t.size() == 1) return sequence_lines;
+      if (t.size() == 1 || std::is_same_v<Record, PassedRecord>) return sequence_lines;
       std::string repeated = normalize_sequence_name(t.substr(1));
-      if (!repeated.empty() && repeated != record.name)
+      if (!repeated.empty() && repeated != record_name(record))
         throw InputError(name(), lines.line_number(),
                          fmt::format("'+' line names '{}' but the record header (line {}) names '{}'", repeated,
-                                     record.line, record.name));
+                                     record.line, record_name(record)));
       return sequence_lines;
     }
     if (!t.empty() && t.front() == '@' && sequence_lines > 0)
       throw InputError(name(), lines.line_number(),
-                       fmt::format("FASTQ record '{}' (line {}): expected a '+' line, found '{}'", record.name,
-                                   record.line, excerpt(t)));
+                       fmt::format("FASTQ record '{}' (line {}): expected a '+' line, found '{}'",
+                                   record_name(record), record.line, excerpt(t)));
     if (t.empty()) continue;
-    append_without_space(record.sequence, t);
+    add_letters(record, t);
     ++sequence_lines;
   }
 }
 
 // One line, or several when the sequence was wrapped too.
-void SequenceReader::Impl::read_fastq_quality(SequenceRecord& record, bool wrapped) {
+template <class Record>
+void SequenceReader::Impl::read_fastq_quality(Record& record, bool wrapped) {
   std::string_view line;
   for (;;) {
-    if (!lines.next(line)) {
-      if (record.quality.size() == record.sequence.size()) return;
+    if (!next_line<Record>(line)) {
+      if (quality_size(record) == letters(record)) return;
       throw InputError(name(), lines.line_number(),
                        fmt::format("FASTQ record '{}' (line {}): file ends inside the quality ({} of {} characters)",
-                                   record.name, record.line, record.quality.size(), record.sequence.size()));
+                                   record_name(record), record.line, quality_size(record), letters(record)));
     }
     std::string_view t = trim(line);
-    if (!all_quality_characters(t)) {
-      const std::size_t lead = static_cast<std::size_t>(t.data() - line.data());
-      const std::size_t i = static_cast<std::size_t>(
-          std::find_if(t.begin(), t.end(), is_bad_quality) - t.begin());
-      throw InputError(name(), lines.line_number(),
-                       fmt::format("invalid quality character '{}' in FASTQ record '{}'",
-                                   static_cast<unsigned char>(t[i]) < 0x20 ? '?' : t[i], record.name),
-                       lead + i + 1);
+    if constexpr (std::is_same_v<Record, PassedRecord>) {
+      record.quality += t.size();
+    } else {
+      if (!all_quality_characters(t)) {
+        const std::size_t lead = static_cast<std::size_t>(t.data() - line.data());
+        const std::size_t i = static_cast<std::size_t>(std::find_if(t.begin(), t.end(), is_bad_quality) - t.begin());
+        throw InputError(name(), lines.line_number(),
+                         fmt::format("invalid quality character '{}' in FASTQ record '{}'",
+                                     static_cast<unsigned char>(t[i]) < 0x20 ? '?' : t[i], record.name),
+                         lead + i + 1);
+      }
+      record.quality.append(t);
     }
-    record.quality.append(t);
-    if (record.quality.size() > record.sequence.size() ||
-        (!wrapped && record.quality.size() != record.sequence.size()))
+    if (quality_size(record) > letters(record) || (!wrapped && quality_size(record) != letters(record)))
       throw InputError(name(), lines.line_number(),
                        fmt::format("FASTQ record '{}' (line {}): quality has {} characters, sequence has {}",
-                                   record.name, record.line, record.quality.size(), record.sequence.size()));
-    if (record.quality.size() == record.sequence.size()) return;
+                                   record_name(record), record.line, quality_size(record), letters(record)));
+    if (quality_size(record) == letters(record)) return;
   }
 }
 
 bool SequenceReader::next(SequenceRecord& record) {
   return impl_->format == SequenceFormat::fasta ? impl_->next_fasta(record) : impl_->next_fastq(record);
+}
+
+bool SequenceReader::pass_over(std::size_t& letters, std::size_t& line) {
+  Impl& s = *impl_;
+  if (!(s.format == SequenceFormat::fasta ? s.next_fasta(s.passed) : s.next_fastq(s.passed))) return false;
+  letters = s.passed.letters;
+  line = s.passed.line;
+  return true;
 }
 
 SequenceFormat SequenceReader::format() const { return impl_->format; }

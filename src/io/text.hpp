@@ -29,6 +29,14 @@ inline bool has_space(std::string_view s) {
   return any != 0;
 }
 
+// The characters of s that are not whitespace: what append_without_space appends.
+inline std::size_t count_without_space(std::string_view s) {
+  if (!has_space(s)) return s.size();
+  std::size_t n = 0;
+  for (char c : s) n += !is_space(c);
+  return n;
+}
+
 // Appends s to out without any whitespace.
 inline void append_without_space(std::string& out, std::string_view s) {
   if (!has_space(s)) {

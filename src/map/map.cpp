@@ -505,7 +505,8 @@ BatchCounts map_batches(ReadInput& input, BatchMapper& mapper, dist::OrderedOutp
   // Every rank cuts the reads alike: rank 0's parts per batch (how parts are grouped changes no output).
   const std::size_t parts = dist::from_rank_zero(parts_per_batch(threads));
   const auto read_own = [&](ReadBatch& into, std::size_t& unit) {
-    return units.next_mine([&] { return input.next(into, batch_bases, parts); }, unit, [] {});
+    return units.next_mine([&] { return input.next(into, batch_bases, parts); },
+                           [&] { return input.pass_over(batch_bases, parts); }, unit);
   };
   BatchCounts totals;
   StepSeconds& seconds = mapper.seconds();
@@ -624,7 +625,9 @@ void run_map(const MapOptions& given) {
     log_info("{}", engine::small_job_line(fmt::format("map: the reads came to {} batches: too few to try the GPUs on, "
                                                       "the CPU mapped them",
                                                       units.count())));
-  const auto shares = out.finish(units.count(), {mine.reads, mine.mapped, mine.proper_pairs});
+  // Each rank's wait for its reads (ms) too: a job that more ranks would not speed up shows there.
+  const auto waited_ms = static_cast<std::uint64_t>(1000 * mapper.seconds().input_wait);
+  const auto shares = out.finish(units.count(), {mine.reads, mine.mapped, mine.proper_pairs, waited_ms});
   if (!writer) return;
   writer->commit();
   const auto totals = dist::summed(shares);  // reads, mapped, proper pairs
@@ -638,7 +641,9 @@ void run_map(const MapOptions& given) {
   log_info("map: {} reads, {} mapped ({:.2f} %), {} proper pairs; {:.2f} s, peak memory {:.0f} MiB", reads, mapped,
            reads ? 100.0 * static_cast<double>(mapped) / static_cast<double>(reads) : 0.0, proper_pairs, wall,
            peak_memory_mib());
-  dist::log_shares(shares, 0, "reads");
+  dist::log_shares(shares, 0, "reads", [](const dist::RankShare& share) {
+    return fmt::format(", {:.2f} s waiting for reads", static_cast<double>(share.counts.at(3)) / 1000);
+  });
 }
 
 }  // namespace hyalign::map

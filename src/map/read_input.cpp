@@ -80,22 +80,49 @@ void ReadInput::read_comment_tags(const SequenceReader& reader, Read& read) cons
   }
 }
 
+template <class Fragment, class PartEnd>
+void ReadInput::take_parts(std::size_t letters, std::size_t parts, Fragment&& fragment, PartEnd&& part_end) {
+  for (std::size_t p = 0; p < parts; ++p) {
+    std::size_t held = 0;
+    bool any = false;
+    while (held < letters && fragment(held)) any = true;
+    if (!any) break;
+    part_end();
+  }
+}
+
 bool ReadInput::next(ReadBatch& batch, std::size_t letters, std::size_t parts) {
   batch.paired = paired_;
   batch.first_fragment = fragments_;
   batch.part_ends.clear();
   std::size_t count = 0;
-  for (std::size_t p = 0; p < parts; ++p) {
-    std::size_t held = 0;
-    while (held < letters && read_fragment(batch, count, held)) {
-    }
-    if (count == (batch.part_ends.empty() ? 0 : batch.part_ends.back())) break;
-    batch.part_ends.push_back(count);
-  }
+  take_parts(letters, parts, [&](std::size_t& held) { return read_fragment(batch, count, held); },
+             [&] { batch.part_ends.push_back(count); });
   batch.reads.resize(count);
   batch.input_read = first_->fraction_read();
   return count > 0;
 }
+
+bool ReadInput::pass_over(std::size_t letters, std::size_t parts) {
+  bool any = false;
+  take_parts(letters, parts, [&](std::size_t& held) { return pass_fragment(held); }, [&] { any = true; });
+  return any;
+}
+
+namespace {
+
+// Errors of pairs (`name` empty where the read was passed over unread: ReadInput::pass_over).
+std::string read_called(std::string_view name) { return name.empty() ? "a read" : fmt::format("read '{}'", name); }
+
+[[noreturn]] void missing_mate(const SequenceReader& at, std::size_t line, std::string_view name,
+                               const SequenceReader& ended, std::size_t pairs, bool interleaved) {
+  throw InputError(at.path(), line,
+                   interleaved ? fmt::format("{} is the last of an odd number of interleaved reads", read_called(name))
+                               : fmt::format("{} has no mate: {} ended after {} pairs", read_called(name), ended.path(),
+                                             pairs));
+}
+
+}  // namespace
 
 // One read, or both ends of a pair, into batch.reads[count...]; false at the end of the input.
 bool ReadInput::read_fragment(ReadBatch& batch, std::size_t& count, std::size_t& letters) {
@@ -104,29 +131,34 @@ bool ReadInput::read_fragment(ReadBatch& batch, std::size_t& count, std::size_t&
   Read& a = batch.reads[count];
   std::size_t line_a = 0, line_b = 0;
   if (!read_one(*first_, a, line_a)) {
-    if (second_ && read_one(*second_, a, line_b))
-      throw InputError(second_->path(), line_b,
-                       fmt::format("read '{}' has no mate: {} ended after {} pairs", a.name, first_->path(),
-                                   fragments_));
+    if (second_ && read_one(*second_, a, line_b)) missing_mate(*second_, line_b, a.name, *first_, fragments_, false);
     return false;
   }
   letters += a.letters.size();
   ++count;
   if (paired_) {
-    SequenceReader& mates = interleaved_ ? *first_ : *second_;
     Read& b = batch.reads[count];
-    if (!read_one(mates, b, line_b))
-      throw InputError(first_->path(), line_a,
-                       interleaved_ ? fmt::format("read '{}' is the last of an odd number of interleaved reads", a.name)
-                                    : fmt::format("read '{}' has no mate: {} ended after {} pairs", a.name,
-                                                  mates.path(), fragments_));
+    if (!read_one(mates(), b, line_b)) missing_mate(*first_, line_a, a.name, mates(), fragments_, interleaved_);
     if (b.name != a.name)
-      throw InputError(mates.path(), line_b,
+      throw InputError(mates().path(), line_b,
                        fmt::format("mate names differ: '{}' here, '{}' at {}:{}", b.name, a.name, first_->path(),
                                    line_a));
     letters += b.letters.size();
     ++count;
   }
+  ++fragments_;
+  return true;
+}
+
+// read_fragment's reads passed over.
+bool ReadInput::pass_fragment(std::size_t& letters) {
+  std::size_t a = 0, b = 0, line_a = 0, line_b = 0;
+  if (!first_->pass_over(a, line_a)) {
+    if (second_ && second_->pass_over(b, line_b)) missing_mate(*second_, line_b, {}, *first_, fragments_, false);
+    return false;
+  }
+  if (paired_ && !mates().pass_over(b, line_b)) missing_mate(*first_, line_a, {}, mates(), fragments_, interleaved_);
+  letters += a + b;
   ++fragments_;
   return true;
 }

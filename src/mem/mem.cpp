@@ -352,8 +352,8 @@ class OwnBatches {
       : reader_(path, threads), units_(units) {}
   // This rank's next batch, and its unit; false at the end of the file.
   bool next(RecordBatch& batch, std::size_t letters, std::size_t& unit) {
-    return units_.next_mine_passing_over([&] { return reader_.next(batch, letters); },
-                                         [&] { return reader_.pass_over(letters); }, unit);
+    return units_.next_mine([&] { return reader_.next(batch, letters); }, [&] { return reader_.pass_over(letters); },
+                            unit);
   }
   bool parallel() const { return reader_.parallel(); }
 

@@ -191,8 +191,7 @@ class RankChunks {
   bool next(CodedSequences& chunk) {
     std::size_t unit;
     if (split_)
-      return dealt_.next_mine_passing_over([&] { return source_.next_chunk(chunk); },
-                                           [&] { return source_.skip_chunk(); }, unit);
+      return dealt_.next_mine([&] { return source_.next_chunk(chunk); }, [&] { return source_.skip_chunk(); }, unit);
     if (!source_.next_chunk(chunk)) return false;
     ++read_;
     return true;

@@ -130,6 +130,11 @@ same "mem: 1 batch" out.txt -- mem -maxmatch -t 1 ../genome.fa ../reads.fa -o ou
 if "$hyalign" map --help >/dev/null 2>&1; then
   same "map: pairs, 20 batches" out.sam -- map -t 1 -K 12000 ../genome.fa ../pairs_1.fq ../pairs_2.fq -o out.sam
   same "map: pairs to BAM" out.bam -- map -t 1 -K 12000 ../genome.fa ../pairs_1.fq ../pairs_2.fq -o out.bam
+  # The ranks pass over each other's batches: of gzip files, of interleaved pairs.
+  gzip -c pairs_1.fq >pairs_1.fq.gz && gzip -c pairs_2.fq >pairs_2.fq.gz
+  paste -d '\n' <(paste - - - - <pairs_1.fq) <(paste - - - - <pairs_2.fq) | tr '\t' '\n' >pairs_12.fq
+  same "map: gzip pairs" out.sam -- map -t 1 -K 9000 ../genome.fa ../pairs_1.fq.gz ../pairs_2.fq.gz -o out.sam
+  same "map: interleaved pairs" out.sam -- map -t 1 -K 9000 -p ../genome.fa ../pairs_12.fq -o out.sam
   same "map: single reads, 1 batch" out.sam -- map -t 1 ../genome.fa ../reads.fa -o out.sam
 fi
 

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,37 @@ void expect_error(std::string_view content, std::size_t line, const std::string&
     EXPECT_NE(m.find(fragment), std::string::npos) << m << " (wanted " << fragment << ")";
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   }
+}
+
+// A random FASTA or FASTQ text of `records` records in the shapes the reader takes: wrapped lines,
+// blank lines, CRLF ends, whitespace inside sequences, '+name' lines, empty sequences.
+std::string random_records(std::mt19937& rng, std::size_t records, bool fastq) {
+  std::string text;
+  const auto end_line = [&] { text += rng() % 5 == 0 ? "\r\n" : "\n"; };
+  for (std::size_t k = 0; k < records; ++k) {
+    if (rng() % 7 == 0) end_line();  // a blank line between records
+    const std::string name = "r" + std::to_string(k) + (rng() % 3 == 0 ? " some  comment" : "");
+    text += (fastq ? "@" : ">") + name;
+    end_line();
+    const std::size_t letters = rng() % 6 == 0 ? 0 : 1 + rng() % 300;
+    const std::size_t width = rng() % 2 == 0 ? 1000 : 1 + rng() % 80;
+    std::size_t lines = 0;
+    for (std::size_t i = 0; i < letters; ++i) {
+      text += "ACGTN"[rng() % 5];
+      if (rng() % 50 == 0) text += ' ';
+      if ((i + 1) % width == 0 && i + 1 < letters) end_line(), ++lines;
+    }
+    if (letters > 0) end_line(), ++lines;
+    if (!fastq) continue;
+    text += rng() % 4 == 0 ? "+" + name : "+";
+    end_line();
+    for (std::size_t i = 0; i < letters; ++i) {  // wrapped as the sequence was, when it was
+      text += static_cast<char>('!' + rng() % 90);
+      if (lines > 1 && (i + 1) % width == 0 && i + 1 < letters) end_line();
+    }
+    end_line();  // an empty sequence's quality is an empty line
+  }
+  return text;
 }
 
 }  // namespace
@@ -230,4 +262,58 @@ TEST(SequenceReader, BinaryGarbageAndTruncatedGzip) {
 TEST(SequenceReader, NormalizeName) {
   EXPECT_EQ(normalize_sequence_name("  a  b\tc \r"), "a_b_c");
   EXPECT_EQ(normalize_sequence_name(""), "");
+}
+
+TEST(SequenceReader, RecordsPassedOverAreThoseNextReads) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    const bool fastq = round % 2 == 1;
+    const std::string text = random_records(rng, 1 + rng() % 400, fastq);
+    const std::string name = std::string("passed.") + (fastq ? "fq" : "fa");
+    for (const std::string& path : {write_file(name, text), write_gz(name + ".gz", text)}) {
+      const std::vector<SequenceRecord> all = read_all(path);
+      SequenceReader reader(path);
+      SequenceRecord record;
+      std::size_t letters = 0, line = 0;
+      for (std::size_t k = 0; k < all.size(); ++k) {
+        if (rng() % 3 == 0) {
+          ASSERT_TRUE(reader.next(record)) << path << " record " << k;
+          EXPECT_EQ(record.name, all[k].name);
+          EXPECT_EQ(record.sequence, all[k].sequence);
+          EXPECT_EQ(record.quality, all[k].quality);
+          EXPECT_EQ(record.line, all[k].line);
+        } else {
+          ASSERT_TRUE(reader.pass_over(letters, line)) << path << " record " << k;
+          EXPECT_EQ(letters, all[k].sequence.size()) << path << " record " << k;
+          EXPECT_EQ(line, all[k].line) << path << " record " << k;
+        }
+      }
+      EXPECT_FALSE(reader.pass_over(letters, line));
+      EXPECT_FALSE(reader.next(record));
+    }
+  }
+}
+
+TEST(SequenceReader, RecordsPassedOverAreCheckedForTheirBounds) {
+  const std::pair<std::string, std::string> broken[] = {
+      {"@a\nACGT\n+\nIII\n", ":4: FASTQ record 'a' (line 1): quality has 3 characters, sequence has 4"},
+      {"@a\nACGT\n+\nIIII\n@b x\nAC\n", ":6: FASTQ record 'b_x' (line 5) ends without a '+' line"},
+      {"@a\nACGT\n+\nIIII\nAC\n", ":5:1: expected '@' starting a FASTQ record"},
+      {"@a\nAC\n+\nII\n@b\nAC\n@c\n", ":7: FASTQ record 'b' (line 5): expected a '+' line"},
+      {"@a\nACGT\nAC\n+\nIII", ":5: FASTQ record 'a' (line 1): file ends inside the quality (3 of 6 characters)"},
+      // The next record's header, which this reader may read whole, is checked.
+      {">a\nAC\n>b\x01\nAC\n", ":3:3: binary data (byte 0x01)"},
+  };
+  for (const auto& [text, message] : broken) {
+    const std::string path = write_file(text.front() == '@' ? "broken.fq" : "broken.fa", text);
+    try {
+      SequenceReader reader(path);
+      std::size_t letters = 0, line = 0;
+      while (reader.pass_over(letters, line)) {
+      }
+      ADD_FAILURE() << "no error passing over " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + message), std::string::npos) << e.what();
+    }
+  }
 }

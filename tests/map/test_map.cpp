@@ -26,6 +26,7 @@
 #include "map/map.hpp"
 #include "map/mapq.hpp"
 #include "map/pairing.hpp"
+#include "map/read_input.hpp"
 #include "map/seeds.hpp"
 #include "test_support.hpp"
 
@@ -1128,6 +1129,94 @@ TEST_F(MapSteps, MatePairsAreEstimatedPairedAndRescuedAsRf) {
   ASSERT_TRUE(mate.mapped());
   EXPECT_EQ(mate.best().text_end, 5850);
   EXPECT_EQ(pair_geometry(anchor.best(), mate.best())->orientation, Orientation::rf);
+}
+
+// What a rank reads: its own batches of the reads (unit u is rank u % ranks's), the others passed
+// over, by unit.
+std::map<std::size_t, ReadBatch> rank_batches(const std::string& reads1, const std::string& reads2, bool interleaved,
+                                              std::size_t letters, std::size_t parts, std::size_t ranks,
+                                              std::size_t rank) {
+  ReadInput input(reads1, reads2, interleaved);
+  std::map<std::size_t, ReadBatch> batches;
+  for (std::size_t unit = 0;; ++unit) {
+    if (unit % ranks != rank) {
+      if (!input.pass_over(letters, parts)) break;
+      continue;
+    }
+    ReadBatch batch;
+    if (!input.next(batch, letters, parts)) break;
+    batches.emplace(unit, std::move(batch));
+  }
+  return batches;
+}
+
+// A FASTQ read named `name`, some of them wrapped (several sequence and quality lines).
+std::string fastq_read(std::mt19937& rng, const std::string& name) {
+  const std::string letters = random_bases(rng, 1 + rng() % 250);
+  const std::string quality(letters.size(), 'I');
+  const std::size_t half = letters.size() / 2;
+  if (rng() % 8 != 0 || half == 0) return "@" + name + "\n" + letters + "\n+\n" + quality + "\n";
+  return "@" + name + "\n" + letters.substr(0, half) + "\n" + letters.substr(half) + "\n+\n" + quality.substr(0, half) +
+         "\n" + quality.substr(half) + "\n";
+}
+
+TEST(ReadInput, BatchesPassedOverAreThoseOtherRanksRead) {
+  const test::TempDir dir;
+  std::mt19937 rng(5);
+  for (int round = 0; round < 6; ++round) {
+    std::string ends[2], interleaved;
+    for (std::size_t k = 0, n = 1 + rng() % 900; k < n; ++k)
+      for (int e = 0; e < 2; ++e) {
+        std::string name = std::to_string(k);
+        name += e == 0 ? "/1" : "/2";
+        const std::string read = fastq_read(rng, name);
+        ends[e] += read;
+        interleaved += read;
+      }
+    const std::string one = dir.file("r_1.fq"), two = dir.file("r_2.fq"), both = dir.file("r_12.fq");
+    std::ofstream(one) << ends[0];
+    std::ofstream(two) << ends[1];
+    std::ofstream(both) << interleaved;
+    for (const auto& [reads1, reads2, paired] :
+         {std::tuple{one, std::string(), false}, std::tuple{one, two, false}, std::tuple{both, std::string(), true}})
+      for (const std::size_t letters : {std::size_t{1}, std::size_t{700}, std::size_t{20000}})
+        for (const std::size_t parts : {std::size_t{1}, std::size_t{3}}) {
+          const std::map<std::size_t, ReadBatch> alone = rank_batches(reads1, reads2, paired, letters, parts, 1, 0);
+          for (const std::size_t ranks : {2u, 3u}) {
+            std::map<std::size_t, ReadBatch> units;
+            for (std::size_t rank = 0; rank < ranks; ++rank)
+              units.merge(rank_batches(reads1, reads2, paired, letters, parts, ranks, rank));
+            ASSERT_EQ(units.size(), alone.size()) << reads1 << " " << reads2 << ", " << letters << " letters";
+            for (const auto& [unit, batch] : alone) {
+              const ReadBatch& got = units.at(unit);
+              EXPECT_EQ(got.first_fragment, batch.first_fragment) << unit;
+              EXPECT_EQ(got.part_ends, batch.part_ends) << unit;
+              ASSERT_EQ(got.reads.size(), batch.reads.size()) << unit;
+              for (std::size_t r = 0; r < got.reads.size(); ++r) {
+                EXPECT_EQ(got.reads[r].name, batch.reads[r].name);
+                EXPECT_EQ(got.reads[r].letters, batch.reads[r].letters);
+              }
+            }
+          }
+        }
+  }
+}
+
+TEST(ReadInput, AMissingMateIsFoundInBatchesPassedOver) {
+  const test::TempDir dir;
+  const std::string one = dir.file("m_1.fq"), two = dir.file("m_2.fq");
+  std::ofstream(one) << "@a\nACGT\n+\nIIII\n@b\nACGT\n+\nIIII\n";
+  std::ofstream(two) << "@a\nACGT\n+\nIIII\n";
+  ReadInput input(one, two, false);
+  try {
+    while (input.pass_over(1, 1)) {
+    }
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(one + ":5: a read has no mate: " + two + " ended after 1 pairs"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(GpuTrial, BatchesLeftFollowTheShareRead) {
