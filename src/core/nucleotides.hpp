@@ -41,17 +41,4 @@ inline void reverse_complement_letters(std::string& letters) {
   for (char& c : letters) c = kComplementLetters[static_cast<unsigned char>(c)];
 }
 
-// Codes of `letters`, forward and reverse-complemented.
-inline void encode_bases(std::string_view letters, std::vector<std::uint8_t>& forward,
-                         std::vector<std::uint8_t>& reverse) {
-  const std::size_t n = letters.size();
-  forward.resize(n);
-  reverse.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint8_t c = base_code_of(letters[i]);
-    forward[i] = c;
-    reverse[n - 1 - i] = complement_code(c);
-  }
-}
-
 }  // namespace hyalign

@@ -42,11 +42,23 @@ bool matches_whole_read(const Chain& chain, std::int32_t length) {
 }  // namespace
 
 void EndLetters::assign(std::string_view letters) {
-  encode_bases(letters, codes[0], codes[1]);
+  const std::size_t n = letters.size();
   for (int strand = 0; strand < 2; ++strand) {
-    pattern[strand].resize(codes[strand].size());
-    for (std::size_t i = 0; i < codes[strand].size(); ++i)
-      pattern[strand][i] = codes[strand][i] < 4 ? "acgt"[codes[strand][i]] : 'N';
+    codes[strand].resize(n);
+    pattern[strand].resize(n);
+  }
+  // Through local pointers: a byte store may alias a vector's own pointers, which the loop would
+  // then load again for every letter.
+  std::uint8_t* forward = codes[0].data();
+  std::uint8_t* reverse = codes[1].data();
+  char* forward_pattern = pattern[0].data();
+  char* reverse_pattern = pattern[1].data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint8_t code = base_code_of(letters[i]), complement = complement_code(code);
+    forward[i] = code;
+    reverse[n - 1 - i] = complement;
+    forward_pattern[i] = "acgtN"[code];
+    reverse_pattern[n - 1 - i] = "acgtN"[complement];
   }
 }
 
