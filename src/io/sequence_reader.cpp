@@ -234,6 +234,16 @@ struct SequenceReader::Impl {
   template <class Record>
   void read_fastq_quality(Record& record, bool wrapped);
 
+  // The '+' line `t` may repeat the whole header or, as some tools write it, its first word.
+  void check_plus_line(std::string_view t, const SequenceRecord& record) const {
+    if (t.size() == 1) return;
+    const std::string repeated = normalize_sequence_name(t.substr(1));
+    if (!repeated.empty() && repeated != record.name && repeated != record.name.substr(0, record.id_length))
+      throw InputError(name(), lines.line_number(),
+                       fmt::format("'+' line names '{}' but the record header (line {}) names '{}'", repeated,
+                                   record.line, record.name));
+  }
+
   template <class Record>
   bool next_line(std::string_view& line) {
     return std::is_same_v<Record, PassedRecord> ? lines.next_unchecked(line) : lines.next(line);
@@ -336,12 +346,7 @@ std::size_t SequenceReader::Impl::read_fastq_sequence(Record& record) {
                                    record.line));
     std::string_view t = trim(line);
     if (!t.empty() && t.front() == '+') {
-      if (t.size() == 1 || std::is_same_v<Record, PassedRecord>) return sequence_lines;
-      std::string repeated = normalize_sequence_name(t.substr(1));
-      if (!repeated.empty() && repeated != record_name(record))
-        throw InputError(name(), lines.line_number(),
-                         fmt::format("'+' line names '{}' but the record header (line {}) names '{}'", repeated,
-                                     record.line, record_name(record)));
+      if constexpr (std::is_same_v<Record, SequenceRecord>) check_plus_line(t, record);
       return sequence_lines;
     }
     if (!t.empty() && t.front() == '@' && sequence_lines > 0)

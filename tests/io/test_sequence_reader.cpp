@@ -160,7 +160,8 @@ TEST(SequenceReader, GzipAndLargeRecords) {
 }
 
 TEST(SequenceReader, Fastq) {
-  std::string text = "@r1 x\nACGT\n+\nIIII\n\n@r2\nAC\n+r2\n#!\n@r3\n\n+\n\n@r4\nACG\nTA\n+\nII\nIII\n";
+  // The '+' lines: empty, the whole header, or its first word (as some tools write them).
+  std::string text = "@r1 x\nACGT\n+r1\nIIII\n\n@r2\nAC\n+r2\n#!\n@r3\n\n+\n\n@r4 1:N\nACG\nTA\n+r4 1:N\nII\nIII\n";
   for (const auto& path : {write_file("a.fq", text), write_gz("a.fq.gz", text)}) {
     SequenceReader reader(path);
     EXPECT_EQ(reader.format(), SequenceFormat::fastq);
@@ -217,6 +218,7 @@ TEST(SequenceReader, Errors) {
   expect_error("@r1\nACGT\n+\nIIIII\n", 4, "quality has 5 characters", "long.fq");
   expect_error("@r1\nACGT\n+\nII I\n", 4, "invalid quality character", "space.fq");
   expect_error("@r1\nACGT\n+r2\nIIII\n", 3, "'+' line names 'r2'", "plusname.fq");
+  expect_error("@r1 x\nACGT\n+r1 y\nIIII\n", 3, "'+' line names 'r1_y'", "pluscomment.fq");
   expect_error("@r1\nACGT\n+\nIIII\nACGT\n", 5, "expected '@'", "extra.fq");
 }
 
