@@ -171,7 +171,7 @@ void mark_placements(EndResult& result, std::int32_t read_length, const MapParam
       continue;
     }
     if (over == result.primary) {
-      result.sub_score = std::max(result.sub_score, p.score);
+      result.sub_score = std::max(result.sub_score, sam_score(p, read_length, params.scoring));
       result.alternatives.push_back(p.score);
       if (scores_enough(p, read_length, params)) result.secondary.push_back(static_cast<int>(k));
     } else {

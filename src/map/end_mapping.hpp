@@ -19,7 +19,7 @@ struct EndResult {
   std::vector<int> supplementary;
   std::vector<int> secondary;
   std::vector<int> listed;  // of the secondary ones, those the primary's record lists in XA (trace_reported's)
-  int sub_score = 0;   // the best other placement of the primary's letters (XS)
+  int sub_score = 0;   // AS of the best other placement of the primary's letters (XS)
   std::vector<int> alternatives;  // scores of the other placements of the primary's letters
   // For each supplementary placement, in that order: the scores of the other placements of its
   // letters, and (trace_reported's) its MAPQ, from those, no higher than the primary's, as BWA-MEM's.

@@ -172,7 +172,7 @@ bam1_t* RecordBuilder::build(const EndRecordInput& end, const Placement* p, cons
     append_int(b, "NM", nm);
     append_text(b, "MD", md);
     append_int(b, "AS", sam_score(*p, end.letters->length(), options_.scoring));
-    append_int(b, "XS", std::max(0, sub_score - options_.scoring.clip5 - options_.scoring.clip3));
+    append_int(b, "XS", sub_score);
   }
   if (mate != nullptr && !fields.mate_cigar.empty()) append_text(b, "MC", fields.mate_cigar);
   if (!options_.read_group_id.empty()) append_text(b, "RG", options_.read_group_id);

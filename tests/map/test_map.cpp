@@ -777,6 +777,26 @@ TEST(Placements, SupplementaryPartsHaveTheirOwnAlternatives) {
   EXPECT_EQ(end.supplementary_mapq, std::vector<int>{end.mapq});
 }
 
+// XS is the best alternative's AS: the clipping bonuses that alternative earned are taken off, not
+// both bonuses whatever it earned (a copy clipped as the primary is, a tie, showed XS < AS).
+TEST(Placements, SubScoreIsTheBestAlternativesAs) {
+  MapParams params;
+  const int clip3 = params.scoring.clip3, clip5 = params.scoring.clip5;
+  for (const auto& [begin, end, bonus] : {std::tuple{0, 100, clip5 + clip3}, std::tuple{55, 100, clip3},
+                                          std::tuple{0, 80, clip5}, std::tuple{10, 90, 0}}) {
+    EndResult result;
+    for (std::int64_t at : {1000, 5000}) {  // two copies aligned alike: a tie
+      result.placements.push_back(placement_at(false, at, 95 + bonus));
+      result.placements.back().query_begin = begin;
+      result.placements.back().query_end = end;
+    }
+    choose_placements(result, 100, params);
+    ASSERT_TRUE(result.mapped());
+    EXPECT_EQ(sam_score(result.best(), 100, params.scoring), 95);
+    EXPECT_EQ(result.sub_score, 95) << "read letters " << begin << "-" << end;
+  }
+}
+
 TEST(Placements, ListedAlternativesFollowBwaMemsRule) {
   MapParams params;
   const int bonus = params.scoring.clip5 + params.scoring.clip3;
