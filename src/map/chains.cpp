@@ -47,16 +47,34 @@ struct Building {
     return true;
   }
 
-  Chain chain() const {
+  Chain chain(std::int64_t jump) const {
+    Chain c = chain_of(hits.begin(), hits.end());
+    // The largest jump of diagonal between seeds next to each other on the read.
+    std::size_t split = 0;
+    std::int64_t largest = 0;
+    for (std::size_t k = 1; k < hits.size(); ++k)
+      if (const std::int64_t j = std::abs(hits[k].diagonal() - hits[k - 1].diagonal()); j > largest)
+        largest = j, split = k;
+    if (largest >= jump) c.sides = {chain_of(hits.begin(), hits.begin() + split), chain_of(hits.begin() + split, hits.end())};
+    return c;
+  }
+
+ private:
+  // The chain of hits [first, last) (sorted by query_begin).
+  Chain chain_of(std::vector<SeedHit>::const_iterator first, std::vector<SeedHit>::const_iterator last) const {
     Chain c;
     c.reverse = reverse;
     c.sequence = sequence;
-    c.diagonal_min = first_diagonal;
-    c.diagonal_max = last_diagonal;
-    c.weight = letters_in_union(hits.begin(), hits.end(),
+    c.diagonal_min = std::numeric_limits<std::int64_t>::max();
+    c.diagonal_max = std::numeric_limits<std::int64_t>::min();
+    for (auto m = first; m != last; ++m) {
+      c.diagonal_min = std::min(c.diagonal_min, m->diagonal());
+      c.diagonal_max = std::max(c.diagonal_max, m->diagonal());
+      c.query_end = std::max(c.query_end, m->query_begin + m->length);
+    }
+    c.weight = letters_in_union(first, last,
                                 [](const SeedHit& m) { return LetterSpan{m.query_begin, m.query_begin + m.length}; });
-    c.query_begin = hits.front().query_begin;
-    for (const SeedHit& m : hits) c.query_end = std::max(c.query_end, m.query_begin + m.length);
+    c.query_begin = first->query_begin;
     return c;
   }
 };
@@ -140,6 +158,12 @@ std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::Ref
 
 }  // namespace
 
+std::int64_t split_jump(const MapParams& params) {
+  const kernels::ExtendScoring& s = params.scoring;
+  return std::max<std::int64_t>(
+      1, (params.min_score * s.match + std::max(s.clip5, s.clip3) - s.gap_open) / std::max(1, s.gap_extend) + 1);
+}
+
 std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
                                const std::string_view (&read)[2], const MapParams& params) {
   const auto read_length = static_cast<std::uint32_t>(read[0].size());
@@ -154,6 +178,7 @@ std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::Referenc
                       a.length == b.length;
              }), hits.end());
   const std::int64_t max_step = params.band_margin, max_spread = std::max<std::int64_t>(read_length, max_step);
+  const std::int64_t jump = split_jump(params);
   // Chains still open to hits on later diagonals.
   std::vector<Building> open;
   std::vector<Chain> chains;
@@ -162,7 +187,7 @@ std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::Referenc
     // Chains that end too far before this diagonal are done.
     std::size_t kept = 0;
     for (std::size_t k = 0; k < open.size(); ++k) {
-      if (open[k].reverse != h.reverse || h.diagonal() - open[k].last_diagonal > max_step) chains.push_back(open[k].chain());
+      if (open[k].reverse != h.reverse || h.diagonal() - open[k].last_diagonal > max_step) chains.push_back(open[k].chain(jump));
       else if (kept++ != k) open[kept - 1] = std::move(open[k]);
     }
     open.erase(open.begin() + static_cast<std::ptrdiff_t>(kept), open.end());
@@ -175,7 +200,7 @@ std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::Referenc
     if (home != nullptr) home->add(h);
     else open.emplace_back(h, sequence);
   }
-  for (const Building& b : open) chains.push_back(b.chain());
+  for (const Building& b : open) chains.push_back(b.chain(jump));
   return drop_light_chains(std::move(chains), reference, read, params);
 }
 

@@ -34,6 +34,23 @@ std::uint32_t letters_covered(std::vector<LetterSpan> spans, std::span<const Let
   return letters_in_union(spans.begin(), spans.end(), [](const LetterSpan& s) { return s; });
 }
 
+// The placements of chains' sides (Chain::sides, LocusAligner::own_band) that lie apart on the
+// reference from every other placement on their strand, added to `placements`: the letters those
+// left out. The others are a chain's own alignment found again, or a part of it. Apart: sharing
+// less than half of the side's reference letters (an untraced placement's begin is an estimate).
+void add_sides_aligned_apart(std::vector<Placement>& sides, std::vector<Placement>& placements) {
+  const std::size_t others = placements.size();
+  for (Placement& side : sides) {
+    const bool apart = std::none_of(placements.begin(), placements.begin() + static_cast<std::ptrdiff_t>(others),
+                                    [&](const Placement& p) {
+                                      const std::int64_t shared = std::min(p.text_end, side.text_end) -
+                                                                  std::max(p.text_begin, side.text_begin);
+                                      return p.reverse == side.reverse && 2 * shared >= side.text_end - side.text_begin;
+                                    });
+    if (apart) placements.push_back(std::move(side));
+  }
+}
+
 bool matches_whole_read(const Chain& chain, std::int32_t length) {
   return chain.diagonal_min == chain.diagonal_max && chain.query_begin == 0 &&
          chain.query_end == static_cast<std::uint32_t>(length) && chain.weight == static_cast<std::uint32_t>(length);
@@ -88,13 +105,24 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder
         t.exact.push_back(exact_placement(chain, letters.length(), params_.scoring));
         continue;
       }
-      t.ids.push_back(aligner.add(letters.codes[chain.reverse], chain_window(chain, params_.band_margin)));
-      t.weights.push_back(chain.weight);
-      // An alignment reaches the read's start unless its seeds start well inside it.
-      t.query_begins.push_back(chain.query_begin < params_.min_seed ? 0 : static_cast<std::int32_t>(chain.query_begin));
-      t.reverse.push_back(chain.reverse);
+      add_task(chain, letters, false, aligner, t);
+      for (const Chain& side : chain.sides) add_task(side, letters, true, aligner, t);
     }
   }
+}
+
+void EndMapper::add_task(const Chain& chain, const EndLetters& letters, bool side, LocusAligner& aligner,
+                         EndTasks& t) const {
+  // A side keeps to a band of its own, narrower than the jump to the other side: a wider one would
+  // reach that side and align the whole chain again.
+  const auto margin = side ? std::min<std::uint32_t>(params_.band_margin, static_cast<std::uint32_t>(split_jump(params_) / 2))
+                           : params_.band_margin;
+  t.ids.push_back(aligner.add(letters.codes[chain.reverse], chain_window(chain, margin), !side));
+  t.weights.push_back(chain.weight);
+  // An alignment reaches the read's start unless its seeds start well inside it.
+  t.query_begins.push_back(chain.query_begin < params_.min_seed ? 0 : static_cast<std::int32_t>(chain.query_begin));
+  t.reverse.push_back(chain.reverse);
+  t.sides.push_back(side);
 }
 
 void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters,
@@ -109,12 +137,23 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
     result.family_letters[strand] =
         has_mate ? result.repetitive_letters[strand] : letters_covered(repetitive, tasks.family_spans[strand]);
   }
+  std::vector<Placement> sides;
   for (std::size_t k = 0; k < tasks.ids.size(); ++k) {
     Placement p = aligner.placement(tasks.ids[k], tasks.reverse[k], tasks.query_begins[k]);
     if (p.score <= 0) continue;
     p.seed_weight = tasks.weights[k];
-    result.placements.push_back(std::move(p));
+    // Where a wider band found a better alignment, it may be another chain's, not this one's
+    // through a gap: this chain's own is kept too where it lies apart. Whether it does needs the
+    // wider one's begin, which the chain's seeds no longer estimate: it is traced.
+    if (const auto own = aligner.own_band(tasks.ids[k])) {
+      Placement narrow = aligner.placement(*own, tasks.reverse[k], tasks.query_begins[k]);
+      narrow.seed_weight = tasks.weights[k];
+      if (narrow.score > 0) sides.push_back(std::move(narrow));
+      trace_placement(index_, params_, letters.codes[p.reverse], p);
+    }
+    (tasks.sides[k] ? sides : result.placements).push_back(std::move(p));
   }
+  add_sides_aligned_apart(sides, result.placements);
   sort_placements(result.placements, read_number);
   // The best few are traced now, so pairs compare exact insert sizes where it matters; the rest of
   // a repeat's many placements keep estimated begins. An insert size reads a forward placement's

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "map/chains.hpp"
 #include "map/placements.hpp"
 #include "map/seeds.hpp"
 
@@ -50,6 +51,7 @@ struct EndTasks {
   std::vector<std::uint32_t> weights;
   std::vector<std::int32_t> query_begins;  // where each chain's alignment likely starts on the read
   std::vector<bool> reverse;
+  std::vector<bool> sides;       // the task aligns a chain's side (Chain::sides)
   std::vector<Placement> exact;  // chains that are one exact match of the whole read need no task
   std::vector<LetterSpan> repetitive_spans[2];  // each strand's seeds with more than -c copies
   std::vector<LetterSpan> family_spans[2];      // each strand's third-round matches in large families
@@ -68,6 +70,7 @@ class EndMapper {
                bool has_mate, EndResult& result) const;
 
  private:
+  void add_task(const Chain& chain, const EndLetters& letters, bool side, LocusAligner& aligner, EndTasks& t) const;
   const index::SuffixIndex& index_;
   const MapParams& params_;
   SeedFinder seeds_;

@@ -124,15 +124,18 @@ void LocusAligner::clear() {
   offsets_.clear();
   queries_.clear();
   windows_.clear();
+  widen_.clear();
+  own_band_.clear();
   tasks_.clear();
   scores_.clear();
 }
 
-std::size_t LocusAligner::add(std::span<const std::uint8_t> query, const Window& window) {
+std::size_t LocusAligner::add(std::span<const std::uint8_t> query, const Window& window, bool widen) {
   offsets_.push_back(letters_.size());
   append_window_letters(index_, window, query.size() + window.band_width - 1, letters_);
   queries_.push_back(query);
   windows_.push_back(window);
+  widen_.push_back(widen);
   return queries_.size() - 1;
 }
 
@@ -157,7 +160,7 @@ void LocusAligner::score_wider(std::uint32_t margin) {
     // A better alignment through a long gap has a chain on each side of it, and the band of the
     // chain before the gap ends short of the read's end: only such tasks are tried again.
     const bool reaches_end = scores_[id].query_end == static_cast<std::int32_t>(queries_[id].size());
-    if (longest_gap <= margin || reaches_end) continue;
+    if (longest_gap <= margin || reaches_end || !widen_[id]) continue;
     const auto extra = static_cast<std::uint32_t>(std::min<long long>(longest_gap, kWiderBands * margin) - margin);
     Window wider = windows_[id];
     wider.start -= extra;
@@ -173,9 +176,16 @@ void LocusAligner::score_wider(std::uint32_t margin) {
   for (std::size_t k = 0; k < narrow.size(); ++k) {
     const std::size_t id = narrow[k], wide = scored + k;
     if (scores_[wide].score <= scores_[id].score) continue;
-    scores_[id] = scores_[wide];
-    windows_[id] = windows_[wide];
+    std::swap(scores_[id], scores_[wide]);
+    std::swap(windows_[id], windows_[wide]);
+    own_band_.resize(scored, kNone);
+    own_band_[id] = wide;
   }
+}
+
+std::optional<std::size_t> LocusAligner::own_band(std::size_t id) const {
+  if (id >= own_band_.size() || own_band_[id] == kNone) return std::nullopt;
+  return own_band_[id];
 }
 
 Placement LocusAligner::placement(std::size_t id, bool reverse, std::int32_t query_begin) const {

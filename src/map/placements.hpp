@@ -4,6 +4,7 @@
 // placements a record reports are traced back (straight down the diagonal when no gap is needed,
 // which the kernel's definition allows to check exactly; with the scalar traceback otherwise).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -62,8 +63,9 @@ class LocusAligner {
  public:
   LocusAligner(const index::SuffixIndex& index, const kernels::ExtendScoring& scoring, kernels::ExtendScorer& scorer);
   void clear();
-  // `query` must stay alive until clear(). Returns the task's number.
-  std::size_t add(std::span<const std::uint8_t> query, const Window& window);
+  // `query` must stay alive until clear(). Returns the task's number. score_wider() leaves a task
+  // that may not `widen` as it is.
+  std::size_t add(std::span<const std::uint8_t> query, const Window& window, bool widen = true);
   void score_all();
   // A second try in a wider band, as BWA-MEM's: the tasks scored so far (chains' bands, each
   // `margin` letters beyond its seeds' diagonals) whose best leaves room for a better alignment
@@ -75,6 +77,9 @@ class LocusAligner {
   // then aligned through it.
   static constexpr std::uint32_t kWiderBands = 4;
   void score_wider(std::uint32_t margin);
+  // Where score_wider() gave task `id` a wider band's result, the task that holds its own band's:
+  // the chain's own alignment, which the wider band may have passed over for another chain's.
+  std::optional<std::size_t> own_band(std::size_t id) const;
   // The placement task `id` found (score 0: none), not traced back: its begins are estimated from
   // `query_begin`, the first read letter its seeds cover.
   Placement placement(std::size_t id, bool reverse, std::int32_t query_begin) const;
@@ -88,6 +93,9 @@ class LocusAligner {
   std::vector<std::size_t> offsets_;
   std::vector<std::span<const std::uint8_t>> queries_;
   std::vector<Window> windows_;
+  std::vector<bool> widen_;
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> own_band_;  // own_band()'s, kNone where not replaced
   std::vector<kernels::ExtendTask> tasks_;
   std::vector<kernels::ExtendScore> scores_;
 };
