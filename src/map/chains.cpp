@@ -7,8 +7,27 @@
 #include <string_view>
 #include <tuple>
 
+#include "index/suffix_index.hpp"
+
 namespace hyalign::map {
 namespace {
+
+// What aligning across the read letters between two seeds next to each other on the read costs
+// (`before` is the hit before `after`, the seeds so far end at `seeded`): a gap where their diagonals
+// differ; else those letters along the diagonal, N and mismatches against matches, where they lose.
+std::int64_t crossing_cost(const SeedHit& before, std::uint32_t seeded, const SeedHit& after, std::string_view read,
+                           const std::string& text, const kernels::ExtendScoring& scoring) {
+  if (const std::int64_t jump = std::abs(after.diagonal() - before.diagonal()); jump > 0)
+    return scoring.gap_open + jump * scoring.gap_extend;
+  std::int64_t score = 0;
+  for (std::uint32_t i = seeded; i < after.query_begin; ++i) {
+    const std::int64_t at = after.diagonal() + i;
+    if (at < 0 || at >= static_cast<std::int64_t>(text.size())) return std::numeric_limits<std::int32_t>::max();
+    const char r = read[i], t = text[static_cast<std::size_t>(at)];
+    score += r == 'N' || index::base_code(t) < 0 ? -scoring.ambiguous : r == t ? scoring.match : -scoring.mismatch;
+  }
+  return std::max<std::int64_t>(0, -score);
+}
 
 // A chain being built: its hits sorted by read position, and what joining it checks.
 struct Building {
@@ -47,15 +66,24 @@ struct Building {
     return true;
   }
 
-  Chain chain(std::int64_t jump) const {
+  // The chain; where the alignment may clip the seeds on one side of a stretch rather than pay
+  // for crossing it, with its sides (Chain::sides) at the costliest such stretch.
+  Chain chain(const std::string_view (&read)[2], const std::string& text, const kernels::ExtendScoring& scoring) const {
     Chain c = chain_of(hits.begin(), hits.end());
-    // The largest jump of diagonal between seeds next to each other on the read.
     std::size_t split = 0;
-    std::int64_t largest = 0;
-    for (std::size_t k = 1; k < hits.size(); ++k)
-      if (const std::int64_t j = std::abs(hits[k].diagonal() - hits[k - 1].diagonal()); j > largest)
-        largest = j, split = k;
-    if (largest >= jump) c.sides = {chain_of(hits.begin(), hits.begin() + split), chain_of(hits.begin() + split, hits.end())};
+    std::int64_t costliest = 0;
+    std::uint32_t end = hits.front().query_begin + hits.front().length, split_end = 0;  // letters seeded so far
+    for (std::size_t k = 1; k < hits.size(); ++k) {
+      const std::int64_t cost = crossing_cost(hits[k - 1], end, hits[k], read[reverse ? 1 : 0], text, scoring);
+      if (cost > costliest) costliest = cost, split = k, split_end = end;
+      end = std::max(end, hits[k].query_begin + hits[k].length);
+    }
+    if (split == 0) return c;
+    Chain before = chain_of(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(split));
+    Chain after = chain_of(hits.begin() + static_cast<std::ptrdiff_t>(split), hits.end());
+    if (std::min(before.weight, after.weight) * scoring.match + std::max(scoring.clip5, scoring.clip3) > costliest) return c;
+    c.split = std::min(after.query_begin, (split_end + after.query_begin) / 2);
+    c.sides = {std::move(before), std::move(after)};
     return c;
   }
 
@@ -158,12 +186,6 @@ std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::Ref
 
 }  // namespace
 
-std::int64_t split_jump(const MapParams& params) {
-  const kernels::ExtendScoring& s = params.scoring;
-  return std::max<std::int64_t>(
-      1, (params.min_score * s.match + std::max(s.clip5, s.clip3) - s.gap_open) / std::max(1, s.gap_extend) + 1);
-}
-
 std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
                                const std::string_view (&read)[2], const MapParams& params) {
   const auto read_length = static_cast<std::uint32_t>(read[0].size());
@@ -178,7 +200,6 @@ std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::Referenc
                       a.length == b.length;
              }), hits.end());
   const std::int64_t max_step = params.band_margin, max_spread = std::max<std::int64_t>(read_length, max_step);
-  const std::int64_t jump = split_jump(params);
   // Chains still open to hits on later diagonals.
   std::vector<Building> open;
   std::vector<Chain> chains;
@@ -187,7 +208,7 @@ std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::Referenc
     // Chains that end too far before this diagonal are done.
     std::size_t kept = 0;
     for (std::size_t k = 0; k < open.size(); ++k) {
-      if (open[k].reverse != h.reverse || h.diagonal() - open[k].last_diagonal > max_step) chains.push_back(open[k].chain(jump));
+      if (open[k].reverse != h.reverse || h.diagonal() - open[k].last_diagonal > max_step) chains.push_back(open[k].chain(read, reference.text, params.scoring));
       else if (kept++ != k) open[kept - 1] = std::move(open[k]);
     }
     open.erase(open.begin() + static_cast<std::ptrdiff_t>(kept), open.end());
@@ -200,7 +221,7 @@ std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::Referenc
     if (home != nullptr) home->add(h);
     else open.emplace_back(h, sequence);
   }
-  for (const Building& b : open) chains.push_back(b.chain(jump));
+  for (const Building& b : open) chains.push_back(b.chain(read, reference.text, params.scoring));
   return drop_light_chains(std::move(chains), reference, read, params);
 }
 

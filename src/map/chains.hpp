@@ -19,16 +19,14 @@ struct Chain {
   std::int64_t diagonal_min = 0, diagonal_max = 0;
   std::uint32_t weight = 0;  // read letters its seeds cover
   std::uint32_t query_begin = 0, query_end = 0;  // the seeds' span on the read
-  // Where the seeds jump by a gap so long (split_jump) that the chain's alignment may clip the
-  // seeds on one side rather than pay for it: the seeds before and after the largest such jump, each
-  // a chain to align on its own too (as BWA-MEM aligns a chain's seeds its alignment leaves out).
-  // A deletion of 60 letters in a read of 150 is then a split alignment, not 60 letters lost.
+  // Where the alignment may clip the seeds on one side of a stretch of the read rather than pay
+  // for crossing it (a long deletion or insertion, a run of N): the seeds before and after the
+  // costliest such stretch, each aligned on its own too, as BWA-MEM aligns the seeds a chain's
+  // alignment leaves out. `split` is the read letter between the sides. A deletion of 60 letters in
+  // a read of 150 is then a split alignment, not 60 letters lost.
   std::vector<Chain> sides;
+  std::uint32_t split = 0;
 };
-
-// The shortest jump between a chain's seeds, in diagonals, across which its alignment may clip a
-// side that scores -T: one where the gap costs more than such a side scores with its clip bonus.
-std::int64_t split_jump(const MapParams& params);
 
 // `hits` is reordered; `read` holds the read's letters as the seeds' search text, forward and
 // reverse complement.

@@ -34,19 +34,33 @@ std::uint32_t letters_covered(std::vector<LetterSpan> spans, std::span<const Let
   return letters_in_union(spans.begin(), spans.end(), [](const LetterSpan& s) { return s; });
 }
 
-// The placements of chains' sides (Chain::sides, LocusAligner::own_band) that lie apart on the
-// reference from every other placement on their strand, added to `placements`: the letters those
-// left out. The others are a chain's own alignment found again, or a part of it. Apart: sharing
-// less than half of the side's reference letters (an untraced placement's begin is an estimate).
-void add_sides_aligned_apart(std::vector<Placement>& sides, std::vector<Placement>& placements) {
+// Whether `p` aligns at least half of the reference letters `side` does: a side it covers is the
+// chain's own alignment found again, or a part of it. Until traced, p's begin is an estimate: the
+// letters its score needs (a letter a point at most, less both clip bonuses) it surely holds, and
+// those of its band before them it may; only where the two answers differ is it traced.
+template <class Trace>
+bool covers(Placement& p, const Placement& side, const kernels::ExtendScoring& scoring, Trace&& trace) {
+  if (p.reverse != side.reverse) return false;
+  const auto holds_half = [&](std::int64_t begin) {
+    return 2 * (std::min(p.text_end, side.text_end) - std::max(begin, side.text_begin)) >= side.text_end - side.text_begin;
+  };
+  if (p.traced) return holds_half(p.text_begin);
+  const std::int64_t sure = std::max(0, (p.score - scoring.clip5 - scoring.clip3) / std::max(1, scoring.match));
+  if (holds_half(p.text_end - sure)) return true;
+  if (!holds_half(p.window.start)) return false;
+  trace(p);
+  return holds_half(p.text_begin);
+}
+
+// The placements of chains' sides (Chain::sides, LocusAligner::own_band) that no other placement
+// covers, added to `placements`: the read letters those left out.
+template <class Trace>
+void add_sides_aligned_apart(std::vector<Placement>& sides, std::vector<Placement>& placements,
+                             const kernels::ExtendScoring& scoring, Trace&& trace) {
   const std::size_t others = placements.size();
   for (Placement& side : sides) {
     const bool apart = std::none_of(placements.begin(), placements.begin() + static_cast<std::ptrdiff_t>(others),
-                                    [&](const Placement& p) {
-                                      const std::int64_t shared = std::min(p.text_end, side.text_end) -
-                                                                  std::max(p.text_begin, side.text_begin);
-                                      return p.reverse == side.reverse && 2 * shared >= side.text_end - side.text_begin;
-                                    });
+                                    [&](Placement& p) { return covers(p, side, scoring, trace); });
     if (apart) placements.push_back(std::move(side));
   }
 }
@@ -105,24 +119,35 @@ void EndMapper::add_tasks(std::span<const EndLetters> ends, StrandSeeder& seeder
         t.exact.push_back(exact_placement(chain, letters.length(), params_.scoring));
         continue;
       }
-      add_task(chain, letters, false, aligner, t);
-      for (const Chain& side : chain.sides) add_task(side, letters, true, aligner, t);
+      add_task(chain, letters.codes[chain.reverse], {}, aligner, t);
+      for (std::size_t k = 0; k < chain.sides.size(); ++k) {
+        const auto length = static_cast<std::uint32_t>(letters.length());
+        const LetterSpan other = k == 0 ? LetterSpan{chain.split, length} : LetterSpan{0, chain.split};
+        add_task(chain.sides[k], masked_letters(letters.codes[chain.reverse], other, t), other, aligner, t);
+      }
     }
   }
 }
 
-void EndMapper::add_task(const Chain& chain, const EndLetters& letters, bool side, LocusAligner& aligner,
-                         EndTasks& t) const {
-  // A side keeps to a band of its own, narrower than the jump to the other side: a wider one would
-  // reach that side and align the whole chain again.
-  const auto margin = side ? std::min<std::uint32_t>(params_.band_margin, static_cast<std::uint32_t>(split_jump(params_) / 2))
-                           : params_.band_margin;
-  t.ids.push_back(aligner.add(letters.codes[chain.reverse], chain_window(chain, margin), !side));
+std::span<const std::uint8_t> EndMapper::masked_letters(const std::vector<std::uint8_t>& codes, LetterSpan masked,
+                                                        EndTasks& t) {
+  // As N: an alignment gains nothing there and loses a point a letter (the kernels take no other
+  // letter for "none"), so it keeps to the other letters.
+  std::vector<std::uint8_t>& letters = t.masked_letters.emplace_back(codes);
+  std::fill(letters.begin() + masked.begin, letters.begin() + masked.end, kOtherBase);
+  return letters;
+}
+
+void EndMapper::add_task(const Chain& chain, std::span<const std::uint8_t> codes, LetterSpan masked,
+                         LocusAligner& aligner, EndTasks& t) const {
+  // A chain's side is not tried in a wider band: that would reach across to the other side.
+  const bool side = masked.end > masked.begin;
+  t.ids.push_back(aligner.add(codes, chain_window(chain, params_.band_margin), !side));
   t.weights.push_back(chain.weight);
   // An alignment reaches the read's start unless its seeds start well inside it.
   t.query_begins.push_back(chain.query_begin < params_.min_seed ? 0 : static_cast<std::int32_t>(chain.query_begin));
   t.reverse.push_back(chain.reverse);
-  t.sides.push_back(side);
+  t.masked.push_back(masked);
 }
 
 void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, const EndLetters& letters,
@@ -142,18 +167,19 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
     Placement p = aligner.placement(tasks.ids[k], tasks.reverse[k], tasks.query_begins[k]);
     if (p.score <= 0) continue;
     p.seed_weight = tasks.weights[k];
+    p.masked_begin = static_cast<std::int32_t>(tasks.masked[k].begin);
+    p.masked_end = static_cast<std::int32_t>(tasks.masked[k].end);
     // Where a wider band found a better alignment, it may be another chain's, not this one's
-    // through a gap: this chain's own is kept too where it lies apart. Whether it does needs the
-    // wider one's begin, which the chain's seeds no longer estimate: it is traced.
+    // through a gap: this chain's own is kept too where it lies apart.
     if (const auto own = aligner.own_band(tasks.ids[k])) {
       Placement narrow = aligner.placement(*own, tasks.reverse[k], tasks.query_begins[k]);
       narrow.seed_weight = tasks.weights[k];
       if (narrow.score > 0) sides.push_back(std::move(narrow));
-      trace_placement(index_, params_, letters.codes[p.reverse], p);
     }
-    (tasks.sides[k] ? sides : result.placements).push_back(std::move(p));
+    (p.masked_end > p.masked_begin ? sides : result.placements).push_back(std::move(p));
   }
-  add_sides_aligned_apart(sides, result.placements);
+  add_sides_aligned_apart(sides, result.placements, params_.scoring,
+                          [&](Placement& p) { trace_placement(index_, params_, letters.codes[p.reverse], p); });
   sort_placements(result.placements, read_number);
   // The best few are traced now, so pairs compare exact insert sizes where it matters; the rest of
   // a repeat's many placements keep estimated begins. An insert size reads a forward placement's

@@ -51,7 +51,8 @@ struct EndTasks {
   std::vector<std::uint32_t> weights;
   std::vector<std::int32_t> query_begins;  // where each chain's alignment likely starts on the read
   std::vector<bool> reverse;
-  std::vector<bool> sides;       // the task aligns a chain's side (Chain::sides)
+  std::vector<LetterSpan> masked;  // read letters the task sees as N: a chain's side (Chain::sides) sees the other so
+  std::vector<std::vector<std::uint8_t>> masked_letters;  // those tasks' letters (moved, not copied, as this grows)
   std::vector<Placement> exact;  // chains that are one exact match of the whole read need no task
   std::vector<LetterSpan> repetitive_spans[2];  // each strand's seeds with more than -c copies
   std::vector<LetterSpan> family_spans[2];      // each strand's third-round matches in large families
@@ -70,7 +71,12 @@ class EndMapper {
                bool has_mate, EndResult& result) const;
 
  private:
-  void add_task(const Chain& chain, const EndLetters& letters, bool side, LocusAligner& aligner, EndTasks& t) const;
+  // `masked`: the read letters the task sees as N (a chain's side sees the other side so).
+  void add_task(const Chain& chain, std::span<const std::uint8_t> codes, LetterSpan masked, LocusAligner& aligner,
+                EndTasks& t) const;
+  // `codes` with the letters `masked` as N, kept in `t`.
+  static std::span<const std::uint8_t> masked_letters(const std::vector<std::uint8_t>& codes, LetterSpan masked,
+                                                      EndTasks& t);
   const index::SuffixIndex& index_;
   const MapParams& params_;
   SeedFinder seeds_;

@@ -210,6 +210,12 @@ void trace_placement(const index::SuffixIndex& index, const MapParams& params, s
                      Placement& placement, Trace trace) {
   const kernels::ExtendScoring& scoring = params.scoring;
   if (placement.traced) return;
+  std::vector<std::uint8_t> masked;  // the letters its task aligned: the traceback must see the same
+  if (placement.masked_end > placement.masked_begin) {
+    masked.assign(query.begin(), query.end());
+    std::fill(masked.begin() + placement.masked_begin, masked.begin() + placement.masked_end, kernels::kAmbiguousCode);
+    query = masked;
+  }
   const Window& w = placement.window;
   std::vector<std::uint8_t> target;
   append_window_letters(index, w, query.size() + w.band_width - 1, target);

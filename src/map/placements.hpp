@@ -37,6 +37,7 @@ struct Placement {
   int local_score = 0;
   std::vector<kernels::CigarRun> cigar;         // the whole read, soft clips at both ends
   Window window;        // the task that found it, to trace it back
+  std::int32_t masked_begin = 0, masked_end = 0;  // read letters that task saw as N (a chain's side)
 };
 
 // The band around a chain's diagonals, `margin` letters wider on each side.

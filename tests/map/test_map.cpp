@@ -1323,11 +1323,10 @@ int aligned_letters(const std::string& cigar) {
   return letters;
 }
 
-// A read across a long deletion or insertion is aligned whole: through the gap, or in two parts
-// (primary and supplementary), as BWA-MEM aligns it. The side the alignment of its chain leaves out
-// was lost: a chain's own alignment beside a wider band's that reached the other chain. (With a
-// band as wide as the gap, -w 100, a chain's two sides are aligned too; a few insertions still lose
-// a side there.)
+// A read across a long deletion or insertion, or a run of N, is aligned whole: through the gap, or
+// in two parts (primary and supplementary), as BWA-MEM aligns it. The side the alignment of its
+// chain leaves out was lost: a chain's own alignment is kept beside a wider band's that reached
+// another chain, and the seeds on each side of a costly stretch of one chain are aligned alone too.
 TEST(MapRun, ReadsAcrossLongGapsKeepBothParts) {
   test::TempDir dir;
   std::mt19937 rng(17);
@@ -1338,21 +1337,23 @@ TEST(MapRun, ReadsAcrossLongGapsKeepBothParts) {
   std::map<std::string, int> expected;  // the read letters that align somewhere
   for (const int gap : {40, 50, 60, 64, 80})
     for (const int left : {45, 55, 60, 70, 90})
-      for (const bool insertion : {false, true})
+      for (const char kind : {'D', 'I', 'N'})  // deleted letters, inserted ones, a run of N in the read
         for (const bool reverse : {false, true}) {
-          const int right = insertion ? 150 - left - gap : 150 - left;
+          const int right = kind == 'D' ? 150 - left : 150 - left - gap;
           if (right < 40) continue;
           const std::size_t start = 1000 + 250 * expected.size();
           std::string read = genome.substr(start, static_cast<std::size_t>(left));
-          if (insertion) read += random_bases(rng, static_cast<std::size_t>(gap));
-          read += genome.substr(start + static_cast<std::size_t>(left + (insertion ? 0 : gap)), static_cast<std::size_t>(right));
+          if (kind == 'I') read += random_bases(rng, static_cast<std::size_t>(gap));
+          if (kind == 'N') read += std::string(static_cast<std::size_t>(gap), 'N');
+          const int skipped = kind == 'I' ? 0 : gap;
+          read += genome.substr(start + static_cast<std::size_t>(left + skipped), static_cast<std::size_t>(right));
           std::string name = "g";  // appended, not operator+ (GCC 12 warns of a huge copy inlined from that)
           name.append(std::to_string(expected.size()));
           expected[name] = left + right;
           out << '>' << name << '\n' << (reverse ? reverse_complement(read) : read) << '\n';
         }
   out.close();
-  for (const unsigned band : {16u}) {
+  for (const unsigned band : {16u, 100u}) {
     MapOptions options;
     options.reference = reference;
     options.reads1 = reads;
