@@ -81,7 +81,8 @@ struct Building {
     if (split == 0) return c;
     Chain before = chain_of(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(split));
     Chain after = chain_of(hits.begin() + static_cast<std::ptrdiff_t>(split), hits.end());
-    if (std::min(before.weight, after.weight) * scoring.match + std::max(scoring.clip5, scoring.clip3) > costliest) return c;
+    const std::int64_t lighter = std::min(before.weight, after.weight);
+    if (lighter * scoring.match + std::max(scoring.clip5, scoring.clip3) > costliest) return c;
     c.split = std::min(after.query_begin, (split_end + after.query_begin) / 2);
     c.sides = {std::move(before), std::move(after)};
     return c;
@@ -208,8 +209,10 @@ std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::Referenc
     // Chains that end too far before this diagonal are done.
     std::size_t kept = 0;
     for (std::size_t k = 0; k < open.size(); ++k) {
-      if (open[k].reverse != h.reverse || h.diagonal() - open[k].last_diagonal > max_step) chains.push_back(open[k].chain(read, reference.text, params.scoring));
-      else if (kept++ != k) open[kept - 1] = std::move(open[k]);
+      if (open[k].reverse != h.reverse || h.diagonal() - open[k].last_diagonal > max_step)
+        chains.push_back(open[k].chain(read, reference.text, params.scoring));
+      else if (kept++ != k)
+        open[kept - 1] = std::move(open[k]);
     }
     open.erase(open.begin() + static_cast<std::ptrdiff_t>(kept), open.end());
     Building* home = nullptr;
