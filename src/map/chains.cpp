@@ -14,19 +14,23 @@ namespace {
 
 // What aligning across the read letters between two seeds next to each other on the read costs
 // (`before` is the hit before `after`, the seeds so far end at `seeded`): a gap where their diagonals
-// differ; else those letters along the diagonal, N and mismatches against matches, where they lose.
+// differ; else, along the diagonal, the stretch of those letters that loses most (N and mismatches
+// against matches): the stretch an alignment would clip a side at rather than cross.
 std::int64_t crossing_cost(const SeedHit& before, std::uint32_t seeded, const SeedHit& after, std::string_view read,
                            const std::string& text, const kernels::ExtendScoring& scoring) {
   if (const std::int64_t jump = std::abs(after.diagonal() - before.diagonal()); jump > 0)
     return scoring.gap_open + jump * scoring.gap_extend;
-  std::int64_t score = 0;
+  std::int64_t loss = 0, worst = 0;  // the loss of the stretch ending here, and the largest
   for (std::uint32_t i = seeded; i < after.query_begin; ++i) {
     const std::int64_t at = after.diagonal() + i;
     if (at < 0 || at >= static_cast<std::int64_t>(text.size())) return std::numeric_limits<std::int32_t>::max();
     const char r = read[i], t = text[static_cast<std::size_t>(at)];
-    score += r == 'N' || index::base_code(t) < 0 ? -scoring.ambiguous : r == t ? scoring.match : -scoring.mismatch;
+    loss = std::max<std::int64_t>(0, loss + (r == 'N' || index::base_code(t) < 0 ? scoring.ambiguous
+                                             : r == t                            ? -scoring.match
+                                                                                 : scoring.mismatch));
+    worst = std::max(worst, loss);
   }
-  return std::max<std::int64_t>(0, -score);
+  return worst;
 }
 
 // A chain being built: its hits sorted by read position, and what joining it checks.
