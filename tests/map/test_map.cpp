@@ -1337,14 +1337,17 @@ TEST(MapRun, ReadsAcrossLongGapsKeepBothParts) {
   std::map<std::string, int> expected;  // the read letters that align somewhere
   for (const int gap : {40, 50, 60, 64, 80})
     for (const int left : {45, 55, 60, 70, 90})
-      for (const char kind : {'D', 'I', 'N'})  // deleted letters, inserted ones, a run of N in the read
+      // Deleted letters, inserted ones, a run of N in the read, and one with a mismatch 15 letters
+      // before it (the matches after the mismatch must not hide the run's cost).
+      for (const char kind : {'D', 'I', 'N', 'M'})
         for (const bool reverse : {false, true}) {
           const int right = kind == 'D' ? 150 - left : 150 - left - gap;
           if (right < 40) continue;
           const std::size_t start = 1000 + 250 * expected.size();
           std::string read = genome.substr(start, static_cast<std::size_t>(left));
           if (kind == 'I') read += random_bases(rng, static_cast<std::size_t>(gap));
-          if (kind == 'N') read += std::string(static_cast<std::size_t>(gap), 'N');
+          if (kind == 'M') read[static_cast<std::size_t>(left - 15)] = read[static_cast<std::size_t>(left - 15)] == 'a' ? 'c' : 'a';
+          if (kind == 'N' || kind == 'M') read += std::string(static_cast<std::size_t>(gap), 'N');
           const int skipped = kind == 'I' ? 0 : gap;
           read += genome.substr(start + static_cast<std::size_t>(left + skipped), static_cast<std::size_t>(right));
           std::string name = "g";  // appended, not operator+ (GCC 12 warns of a huge copy inlined from that)
