@@ -48,7 +48,8 @@ for ranks in "$@"; do
     [ -n "$waits" ] || waits="rank 0: $(grep -o 'waiting for reads [0-9.]*' log.txt | awk '{ print $4 }')"
     printf '%6d %-9s %8.2f %10.0f %11s %s\n' "$ranks" "$binary" "${wall[$binary]}" \
       "$(awk -v n="$pairs" -v s="${wall[$binary]}" 'BEGIN { print n / s }')" \
-      "$(awk -v b="${wall[baseline]:-}" -v s="${wall[$binary]}" 'BEGIN { if (b == "") print "-"; else printf "%.2f", b / s }')" \
+      "$(awk -v b="${wall[baseline]:-}" -v s="${wall[$binary]}" \
+        'BEGIN { if (b == "") print "-"; else printf "%.2f", b / s }')" \
       "${waits:-?}"
   done
   grep -v '^@PG' "hyalign.$ranks.sam" | md5sum | cut -c1-8 >"md5.$ranks"

@@ -296,7 +296,8 @@ bool SequenceReader::Impl::next_fasta(Record& record) {
   while (next_line<Record>(line)) {
     std::string_view t = trim(line);
     if (!t.empty() && t.front() == '>') {
-      if constexpr (std::is_same_v<Record, PassedRecord>) lines.check(line);  // the next record's header: it may read that one
+      // The next record's header, which this reader may read whole: checked as next() checks it.
+      if constexpr (std::is_same_v<Record, PassedRecord>) lines.check(line);
       set_pending(t);
       break;
     }

@@ -94,10 +94,10 @@ class SequenceReader {
   // control/binary bytes inside a sequence).
   bool next(SequenceRecord& record);
   // Passes over the next record as next() would read it, its sequence's letters into `letters` and
-  // its header's line into `line`; false at end of file. For records another reader of the same file reads (an MPI rank's share):
-  // it finds the records' bounds and sizes and throws where they are broken, but leaves the rest
-  // of next()'s checks (names, letters, quality characters) to that reader. About a third of
-  // next()'s time.
+  // its header's line into `line`; false at end of file. For records another reader of the same
+  // file reads (an MPI rank's share): it finds the records' bounds and sizes and throws where they
+  // are broken, but leaves the rest of next()'s checks (names, letters, quality characters) to
+  // that reader.
   bool pass_over(std::size_t& letters, std::size_t& line);
   SequenceFormat format() const;
   const std::string& path() const;

@@ -42,7 +42,8 @@ template <class Trace>
 bool covers(Placement& p, const Placement& side, const kernels::ExtendScoring& scoring, Trace&& trace) {
   if (p.reverse != side.reverse) return false;
   const auto holds_half = [&](std::int64_t begin) {
-    return 2 * (std::min(p.text_end, side.text_end) - std::max(begin, side.text_begin)) >= side.text_end - side.text_begin;
+    const std::int64_t shared = std::min(p.text_end, side.text_end) - std::max(begin, side.text_begin);
+    return 2 * shared >= side.text_end - side.text_begin;
   };
   if (p.traced) return holds_half(p.text_begin);
   const std::int64_t sure = std::max(0, (p.score - scoring.clip5 - scoring.clip3) / std::max(1, scoring.match));

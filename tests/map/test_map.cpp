@@ -1346,7 +1346,8 @@ TEST(MapRun, ReadsAcrossLongGapsKeepBothParts) {
           const std::size_t start = 1000 + 250 * expected.size();
           std::string read = genome.substr(start, static_cast<std::size_t>(left));
           if (kind == 'I') read += random_bases(rng, static_cast<std::size_t>(gap));
-          if (kind == 'M') read[static_cast<std::size_t>(left - 15)] = read[static_cast<std::size_t>(left - 15)] == 'a' ? 'c' : 'a';
+          char& before_run = read[static_cast<std::size_t>(left - 15)];
+          if (kind == 'M') before_run = before_run == 'a' ? 'c' : 'a';
           if (kind == 'N' || kind == 'M') read += std::string(static_cast<std::size_t>(gap), 'N');
           const int skipped = kind == 'I' ? 0 : gap;
           read += genome.substr(start + static_cast<std::size_t>(left + skipped), static_cast<std::size_t>(right));
