@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config zlib1g-dev libcli11-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev libparasail-dev libxxhash-dev libdivsufsort-dev libhts-dev libisal-dev
           libopenmpi-dev openmpi-bin
-          mummer kleborate-examples dwgsim xz-utils samtools bwa minimap2 time
+          ninja-build mummer kleborate-examples dwgsim xz-utils samtools bwa minimap2 time
           clang libclang-rt-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
