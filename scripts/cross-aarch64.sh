@@ -34,5 +34,5 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$build/toolchain.cmake" -DHYALIGN
   -DZLIB_INCLUDE_DIR=/usr/include -DZLIB_LIBRARY="$host_lib/libz.so" -DDIVSUFSORT_INCLUDE_DIR="$build/divsufsort-include" \
   -DDIVSUFSORT_LIBRARY="$host_lib/libdivsufsort.so" -DDIVSUFSORT64_LIBRARY="$host_lib/libdivsufsort64.so" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target hyalign_core hyalign_io hyalign_engine hyalign_index hyalign_kernels \
-  hyalign_papara hyalign_search hyalign_mem hyalign_cli
+  hyalign_dist hyalign_papara hyalign_search hyalign_mem hyalign_map hyalign_cli
 echo "aarch64: every source compiled: $(find "$build" -name '*.o' | wc -l) objects, $(file -b "$(find "$build" -name '*.o' | head -n 1)" | cut -d, -f1-2)"

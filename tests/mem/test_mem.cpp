@@ -157,7 +157,7 @@ void expect_kernels_equal_definition(const std::vector<MakeKernel>& make_kernels
     const auto sequences = reference_shape(rng, shape);
     const index::SuffixIndex idx = index::SuffixIndex::build(reference_of(sequences), 2);
     for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference, MemKind::mum})
-      for (std::uint32_t min_length : {1u, 5u, 12u, 20u, 40u})
+      for (std::uint32_t min_length : {2u, 5u, 12u, 20u, 40u})
         for (bool bases_only : {false, true}) {
           const MemParams params{kind, min_length, bases_only};
           const DefinitionCase c(idx, params, kernel_strands(rng, sequences));
