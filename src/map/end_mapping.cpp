@@ -134,9 +134,8 @@ std::span<const std::uint8_t> EndMapper::masked_letters(const std::vector<std::u
                                                         EndTasks& t) {
   // As N: an alignment gains nothing there and loses a point a letter (the kernels take no other
   // letter for "none"), so it keeps to the other letters.
-  std::vector<std::uint8_t>& letters = t.masked_letters.emplace_back(codes);
-  std::fill(letters.begin() + masked.begin, letters.begin() + masked.end, kOtherBase);
-  return letters;
+  return t.masked_letters.emplace_back(with_letters_masked(codes, static_cast<std::int32_t>(masked.begin),
+                                                          static_cast<std::int32_t>(masked.end)));
 }
 
 void EndMapper::add_task(const Chain& chain, std::span<const std::uint8_t> codes, LetterSpan masked,

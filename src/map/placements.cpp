@@ -206,14 +206,19 @@ Placement LocusAligner::placement(std::size_t id, bool reverse, std::int32_t que
   return p;
 }
 
+std::vector<std::uint8_t> with_letters_masked(std::span<const std::uint8_t> codes, std::int32_t begin, std::int32_t end) {
+  std::vector<std::uint8_t> letters(codes.begin(), codes.end());
+  std::fill(letters.begin() + begin, letters.begin() + end, kernels::kAmbiguousCode);
+  return letters;
+}
+
 void trace_placement(const index::SuffixIndex& index, const MapParams& params, std::span<const std::uint8_t> query,
                      Placement& placement, Trace trace) {
   const kernels::ExtendScoring& scoring = params.scoring;
   if (placement.traced) return;
   std::vector<std::uint8_t> masked;  // the letters its task aligned: the traceback must see the same
   if (placement.masked_end > placement.masked_begin) {
-    masked.assign(query.begin(), query.end());
-    std::fill(masked.begin() + placement.masked_begin, masked.begin() + placement.masked_end, kernels::kAmbiguousCode);
+    masked = with_letters_masked(query, placement.masked_begin, placement.masked_end);
     query = masked;
   }
   const Window& w = placement.window;

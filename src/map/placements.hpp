@@ -101,6 +101,10 @@ class LocusAligner {
   std::vector<kernels::ExtendScore> scores_;
 };
 
+// `codes` with the read letters [begin, end) as N: what a chain's side is aligned and traced on
+// (Placement::masked_begin).
+std::vector<std::uint8_t> with_letters_masked(std::span<const std::uint8_t> codes, std::int32_t begin, std::int32_t end);
+
 // Traces a placement back (exact begins and CIGAR) from its window; `query` is the strand it aligns.
 // With Trace::if_ungapped, one whose alignment has gaps (a banded DP) is left as it is, its begins
 // estimated.
