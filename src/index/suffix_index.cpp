@@ -5,11 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "core/parallel.hpp"
 
@@ -38,28 +37,6 @@ LargeArray<std::uint32_t> build_suffix_array(const std::string& text) {
     throw std::runtime_error("suffix array construction failed");
   std::copy(wide.begin(), wide.end(), sa.begin());
   return sa;
-}
-
-// 1 if the suffix at `pos` is greater than `pattern` over the compared letters, -1 if smaller, 0
-// if it starts with it. The text ends with a separator, which is smaller than every letter.
-int compare_suffix(std::string_view text, std::size_t pos, std::string_view pattern, std::size_t from) {
-  std::size_t i = from;
-  // Eight letters at a time where both have them (the first differing byte decides).
-  for (; i + 8 <= pattern.size() && pos + i + 8 <= text.size(); i += 8) {
-    std::uint64_t t, p;
-    std::memcpy(&t, text.data() + pos + i, 8);
-    std::memcpy(&p, pattern.data() + i, 8);
-    if (t != p) {
-      const std::size_t k = i + (static_cast<unsigned>(std::countr_zero(t ^ p)) >> 3);
-      return static_cast<unsigned char>(text[pos + k]) < static_cast<unsigned char>(pattern[k]) ? -1 : 1;
-    }
-  }
-  for (; i < pattern.size(); ++i) {
-    const auto t = static_cast<unsigned char>(pos + i < text.size() ? text[pos + i] : kSeparator);
-    const auto p = static_cast<unsigned char>(pattern[i]);
-    if (t != p) return t < p ? -1 : 1;
-  }
-  return 0;
 }
 
 void lower_to(std::atomic_ref<std::uint32_t> slot, std::uint32_t value) {
@@ -124,27 +101,28 @@ void SuffixIndex::build_prefix_table(unsigned threads) {
     if (bucket.lo == UINT32_MAX) bucket = {};
 }
 
+std::size_t SuffixIndex::shared_letters(std::string_view pattern, std::uint64_t pos, std::size_t from) const {
+  return from + common_length(RunString{ref_.text}, pos + from, RunString{pattern}, from, pattern.size() - from);
+}
+
 std::uint32_t SuffixIndex::insertion_row(SaInterval within, std::string_view pattern, std::size_t depth) const {
-  const std::string_view text = ref_.text;
-  std::uint32_t lo = within.lo, hi = within.hi;
-  while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (compare_suffix(text, sa_[mid], pattern, depth) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return bound_row(within, pattern, depth, false,
+                   [&](std::uint64_t pos, std::size_t from) { return shared_letters(pattern, pos, from); });
 }
 
 SaInterval SuffixIndex::narrow(SaInterval within, std::string_view pattern, std::size_t depth) const {
-  const std::string_view text = ref_.text;
-  std::uint32_t lo = insertion_row(within, pattern, depth), hi = within.hi;
-  const std::uint32_t first = lo;
-  while (lo < hi) {  // first row above it
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (compare_suffix(text, sa_[mid], pattern, depth) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return {first, lo};
+  const auto shared = [&](std::uint64_t pos, std::size_t from) { return shared_letters(pattern, pos, from); };
+  const std::uint32_t first = bound_row(within, pattern, depth, false, shared);
+  return {first, bound_row({first, within.hi}, pattern, depth, true, shared)};
+}
+
+const PeriodicRuns& SuffixIndex::text_runs() const {
+  // Every period on its own thread: the caller's thread count is not known here, and the pass is
+  // a moment's work next to a search of a long query.
+  std::call_once(text_runs_->found, [&] {
+    text_runs_->runs.find(ref_.text, std::min(PeriodicRuns::kMostPeriod, std::max(1u, std::thread::hardware_concurrency())));
+  });
+  return text_runs_->runs;
 }
 
 long SuffixIndex::prefix_code(std::string_view pattern) const {

@@ -6,12 +6,15 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "core/host_device.hpp"
 #include "core/large_memory.hpp"
+#include "index/periodic_runs.hpp"
 #include "index/reference_text.hpp"
 
 namespace hyalign::index {
@@ -50,6 +53,17 @@ class SuffixIndex {
   // The first row of `within` (whose suffixes all start with pattern[0, depth)) whose suffix is not
   // below `pattern`: where the pattern would sort.
   std::uint32_t insertion_row(SaInterval within, std::string_view pattern, std::size_t depth) const;
+  // The first row of `within` (as above) whose suffix is not below `pattern` (`past_prefix`: not
+  // below it nor starting with it). shared(pos, from) gives how many first letters the pattern and
+  // the suffix at text offset pos have in common, the first `from` being known equal: the caller's
+  // comparison (through periodic stretches, or from lengths it already knows).
+  // No letter that the rows around the search share with the pattern is compared twice.
+  template <class Shared>
+  std::uint32_t bound_row(SaInterval within, std::string_view pattern, std::size_t depth, bool past_prefix,
+                          Shared shared) const;
+
+  // The text's periodic stretches, found on first use (a pass over the text).
+  const PeriodicRuns& text_runs() const;
 
   // Bytes of memory the index uses.
   std::size_t bytes() const;
@@ -57,11 +71,47 @@ class SuffixIndex {
  private:
   SuffixIndex() = default;
   void build_prefix_table(unsigned threads);
+  // Letters pattern[from..] and the suffix at `pos` share from their `from`th on (plain comparison).
+  std::size_t shared_letters(std::string_view pattern, std::uint64_t pos, std::size_t from) const;
+  struct LazyRuns {
+    std::once_flag found;
+    PeriodicRuns runs;
+  };
   ReferenceText ref_;
   LargeArray<std::uint32_t> sa_;
   unsigned prefix_letters_ = 0;
   LargeArray<SaInterval> buckets_;  // per K-letter code (a=0 c=1 g=2 t=3): one cache line read
+  std::shared_ptr<LazyRuns> text_runs_ = std::make_shared<LazyRuns>();
 };
+
+template <class Shared>
+std::uint32_t SuffixIndex::bound_row(SaInterval within, std::string_view pattern, std::size_t depth, bool past_prefix,
+                                     Shared shared) const {
+  // The letters the pattern shares with the suffix just below the rows left and just above them:
+  // every row between shares the lesser, so comparisons start there.
+  std::size_t lo_common = depth, hi_common = depth;
+  std::uint32_t lo = within.lo, hi = within.hi;
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    const std::uint64_t pos = sa_[mid];
+    const std::size_t common = shared(pos, std::min(lo_common, hi_common));
+    bool left_of_bound;  // the suffix sorts before the row sought
+    if (common >= pattern.size()) {
+      left_of_bound = past_prefix;
+    } else {
+      const auto t = static_cast<unsigned char>(pos + common < ref_.text.size() ? ref_.text[pos + common] : kSeparator);
+      left_of_bound = t < static_cast<unsigned char>(pattern[common]);
+    }
+    if (left_of_bound) {
+      lo = mid + 1;
+      lo_common = common;
+    } else {
+      hi = mid;
+      hi_common = common;
+    }
+  }
+  return lo;
+}
 
 // log4 of a text's length (at least 1): the letters a random text needs before a string of them
 // occurs about once.

@@ -1,7 +1,5 @@
 #include <algorithm>
-#include <bit>
 #include <cmath>
-#include <cstring>
 
 #include "kernels/mem_kernel.hpp"
 
@@ -31,7 +29,7 @@ void sort_matches(std::vector<MemMatch>& matches) {
 }
 
 MemFinder::MemFinder(const index::SuffixIndex& index, MemParams params, std::optional<index::SaInterval> piece)
-    : index_(index), params_(params), seed_length_(seed_length_for(index, params.min_length)),
+    : index_(index), text_{index.text(), &index.text_runs()}, params_(params), seed_length_(seed_length_for(index, params.min_length)),
       seed_step_(params.min_length - seed_length_ + 1),
       piece_(piece.value_or(index::SaInterval{0, static_cast<std::uint32_t>(index.suffix_array().size())})) {}
 
@@ -47,20 +45,8 @@ bool MemFinder::letters_match(char q, char t) const {
   return q == t && (!params_.bases_only || index::base_code(q) >= 0);
 }
 
-std::uint32_t MemFinder::extend_right(std::string_view query, std::size_t q, std::uint64_t t) const {
-  const std::string_view text = index_.text();
-  std::size_t n = 0;
-  if (!params_.bases_only) {  // eight letters at a time; a separator or the query's end stops it
-    while (q + n + 8 <= query.size() && t + n + 8 <= text.size()) {
-      std::uint64_t a, b;
-      std::memcpy(&a, query.data() + q + n, 8);
-      std::memcpy(&b, text.data() + t + n, 8);
-      if (a != b) return static_cast<std::uint32_t>(n + static_cast<std::size_t>(std::countr_zero(a ^ b)) / 8);
-      n += 8;
-    }
-  }
-  while (q + n < query.size() && t + n < text.size() && letters_match(query[q + n], text[t + n])) ++n;
-  return static_cast<std::uint32_t>(n);
+std::uint32_t MemFinder::extend_right(index::RunString query, std::size_t q, std::uint64_t t, std::size_t most) const {
+  return static_cast<std::uint32_t>(index::common_length_inline(query, q, text_, t, most, params_.bases_only));
 }
 
 std::uint32_t MemFinder::extend_left(std::string_view query, std::size_t q, std::uint64_t t,
@@ -89,10 +75,13 @@ void MemFinder::find(std::string_view query, std::vector<MemMatch>& out, Scratch
                      const SeedMarks* repeated) const {
   out.clear();
   look_up_seeds(query, scratch);
+  scratch.query_runs.find(query);
+  scratch.carried = {};
+  const index::RunString letters{query, &scratch.query_runs};
   for (const Seed& seed : scratch.seeds) {
     const std::size_t i = seed.pos / seed_step_;
     const bool many = repeated ? i < repeated->size() && (*repeated)[i] : seed.rows.size() > kMostOccurrencesToExtend;
-    find_at_seed(query, seed, many, scratch.occurrences, out);
+    find_at_seed(letters, seed, many, scratch, out);
   }
   sort_matches(out);
 }
@@ -130,36 +119,47 @@ void MemFinder::look_up_seeds(std::string_view query, Scratch& scratch) const {
 }
 
 // Every match of at least min_length letters holds exactly one seed within its first seed_step_
-// letters; it is reported from that seed (left extension shorter than seed_step_).
+// letters; it is reported from that seed (left extension shorter than seed_step_), so only those
+// occurrences are extended to the right: a long match is not extended again from each seed inside.
 // A `repeated` seed's matches are found position by position (in a piece of a split array, those
 // whose first letters' rows lie in it, wherever the seed's rows are).
-void MemFinder::find_at_seed(std::string_view query, const Seed& found_seed, bool repeated,
-                             std::vector<Occurrence>& occurrences, std::vector<MemMatch>& out) const {
+void MemFinder::find_at_seed(index::RunString query, const Seed& found_seed, bool repeated, Scratch& scratch,
+                             std::vector<MemMatch>& out) const {
   const index::SaInterval rows = found_seed.rows;
   const std::size_t seed = found_seed.pos;
   if (params_.kind != MemKind::maxmatch && repeated) {
     const std::size_t from = seed + 1 >= seed_step_ ? seed + 1 - seed_step_ : 0;
-    for (std::size_t pos = from; pos <= seed; ++pos) find_unique_at(query, pos, out);
+    for (std::size_t pos = from; pos <= seed; ++pos) find_unique_at(query, pos, scratch.carried, out);
     return;
   }
   if (rows.empty()) return;
   const auto sa = index_.suffix_array();
+  auto& occurrences = scratch.occurrences;
   occurrences.clear();
   for (std::uint32_t row = rows.lo; row < rows.hi; ++row) {
     const std::uint64_t t = sa[row];
-    occurrences.push_back({t, extend_left(query, seed, t, seed_step_),
-                           seed_length_ + extend_right(query, seed + seed_length_, t + seed_length_)});
+    const std::uint32_t left = extend_left(query.letters, seed, t, seed_step_);
+    occurrences.push_back({t, left,
+                           left < seed_step_ ? seed_length_ + extend_right(query, seed + seed_length_, t + seed_length_)
+                                             : kNotExtended});
   }
   for (const Occurrence& o : occurrences) {
     if (o.left >= seed_step_ || o.left + o.right < params_.min_length) continue;
     // Another occurrence reaching as far both ways holds the same string: not unique.
     if (params_.kind != MemKind::maxmatch &&
         std::any_of(occurrences.begin(), occurrences.end(), [&](const Occurrence& p) {
-          return &p != &o && p.left >= o.left && p.right >= o.right;
+          return &p != &o && p.left >= o.left && reaches(query, seed, p, o.right);
         }))
       continue;
     out.push_back({o.ref_pos - o.left, static_cast<std::uint32_t>(seed - o.left), o.left + o.right});
   }
+}
+
+// Whether occurrence `o` of the seed at `seed` matches at least `right` letters from the seed's
+// start (extended only that far where it was not extended).
+bool MemFinder::reaches(index::RunString query, std::size_t seed, const Occurrence& o, std::uint32_t right) const {
+  if (o.right != kNotExtended) return o.right >= right;
+  return seed_length_ + extend_right(query, seed + seed_length_, o.ref_pos + seed_length_, right - seed_length_) >= right;
 }
 
 // MUMmer's rule at one query position: the longest match there occurs once in the reference, is
@@ -169,10 +169,12 @@ void MemFinder::find_at_seed(std::string_view query, const Seed& found_seed, boo
 // suffix shares that much (those that do are consecutive). With -n the common prefixes stop at the
 // first letter other than a/c/g/t; the suffixes that share the query up to there are consecutive
 // too, so the rest of the query may still be sorted on all its letters.
-void MemFinder::find_unique_at(std::string_view query, std::size_t pos, std::vector<MemMatch>& out) const {
+void MemFinder::find_unique_at(index::RunString query, std::size_t pos, Carried& carried,
+                               std::vector<MemMatch>& out) const {
+  const Carried known = carried;
   const std::uint32_t l = params_.min_length;
-  if (pos + l > query.size()) return;
-  const std::string_view rest = query.substr(pos);
+  if (pos + l > query.letters.size()) return;
+  const std::string_view rest = query.letters.substr(pos);
   if (params_.bases_only &&
       std::any_of(rest.begin(), rest.begin() + l, [](char c) { return index::base_code(c) < 0; }))
     return;
@@ -180,16 +182,37 @@ void MemFinder::find_unique_at(std::string_view query, std::size_t pos, std::vec
   const index::SaInterval rows = rows_in_piece(first_letters, index_.prefix_code(first_letters));
   if (rows.empty()) return;
   const auto sa = index_.suffix_array();
-  const std::uint32_t at = index_.insertion_row(rows, rest, l);
-  const auto common = [&](std::uint32_t row) { return l + extend_right(rest, l, sa[row] + l); };
+  // Letters known shared at this position from a position before (0: none known). A suffix that
+  // shares c letters with the query at position p shares c - k with it at p + k, one k letters on.
+  const auto known_shared = [&](std::uint64_t t) -> std::uint32_t {
+    if (known.pos > pos) return 0;
+    const std::size_t k = pos - known.pos;
+    for (std::size_t i = 0; i < known.text.size(); ++i)
+      if (known.shared[i] > k && known.text[i] + k == t) return static_cast<std::uint32_t>(known.shared[i] - k);
+    return 0;
+  };
+  // The order of the suffixes is that of all their letters, -n or not; what -n counts as shared
+  // is at most what is equal.
+  const auto sorting_shared = [&](std::uint64_t t, std::size_t from) {
+    from = std::max<std::size_t>(from, known_shared(t));
+    return from + index::common_length(query, pos + from, text_, t + from, SIZE_MAX);
+  };
+  const std::uint32_t at = index_.bound_row(rows, rest, l, false, sorting_shared);
+  const auto common = [&](std::uint32_t row) {
+    const std::uint32_t known_letters = known_shared(sa[row]);
+    return known_letters > 0 ? known_letters : l + extend_right(query, pos + l, sa[row] + l);
+  };
   const std::uint32_t before = at > rows.lo ? common(at - 1) : 0, after = at < rows.hi ? common(at) : 0;
+  // The rows around share the most with the query here, so they reach at least as far as any known
+  // before.
+  carried = {pos, {before > 0 ? sa[at - 1] : UINT64_MAX, after > 0 ? sa[at] : UINT64_MAX}, {before, after}};
   if (before == after) return;  // two suffixes share the longest match
   const std::uint32_t row = before > after ? at - 1 : at, length = std::max(before, after);
   const bool third = before > after ? row > rows.lo && common(row - 1) >= length
                                     : row + 1 < rows.hi && common(row + 1) >= length;
   if (third) return;
   const std::uint64_t t = sa[row];
-  if (extend_left(query, pos, t, 1) == 1) return;
+  if (extend_left(query.letters, pos, t, 1) == 1) return;
   out.push_back({t, static_cast<std::uint32_t>(pos), length});
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Maximal exact matches of one query strand against a reference index (MUMmer's three kinds):
 // the fast finder on the suffix index, and the plain scalar definition it is tested against.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -43,11 +44,22 @@ class MemFinder {
  public:
   struct Occurrence {
     std::uint64_t ref_pos;
-    std::uint32_t left, right;  // letters matched before the seed (at most seed_step_) and from its start
+    // Letters matched before the seed (at most seed_step_) and from its start; the latter only
+    // where left < seed_step_ (a match found from another seed otherwise), kNotExtended elsewhere.
+    std::uint32_t left, right;
   };
+  static constexpr std::uint32_t kNotExtended = UINT32_MAX;
   struct Seed {
     std::uint32_t pos;
     index::SaInterval rows;
+  };
+  // What the search at one query position learnt for the later ones: the suffixes of the rows
+  // around it share exactly these many letters with the query there, so inside a long match (two
+  // assemblies of one genome) a position does not compare the whole match again.
+  struct Carried {
+    std::size_t pos = SIZE_MAX;  // the query position searched
+    std::array<std::uint64_t, 2> text{UINT64_MAX, UINT64_MAX};
+    std::array<std::uint32_t, 2> shared{};
   };
   // Buffers one thread reuses from query to query.
   struct Scratch {
@@ -55,6 +67,8 @@ class MemFinder {
     std::vector<long> codes;
     std::vector<Occurrence> occurrences;
     std::vector<MemMatch> found;
+    index::PeriodicRuns query_runs;
+    Carried carried;
   };
 
   // With `piece` (rows of a split suffix array, index/sa_pieces.hpp, cut at prefixes of
@@ -80,14 +94,17 @@ class MemFinder {
  private:
   void look_up_seeds(std::string_view query, Scratch& scratch) const;
   index::SaInterval rows_in_piece(std::string_view pattern, long code) const;
-  void find_at_seed(std::string_view query, const Seed& seed, bool repeated, std::vector<Occurrence>& occurrences,
+  void find_at_seed(index::RunString query, const Seed& seed, bool repeated, Scratch& scratch,
                     std::vector<MemMatch>& out) const;
-  void find_unique_at(std::string_view query, std::size_t pos, std::vector<MemMatch>& out) const;
+  bool reaches(index::RunString query, std::size_t seed, const Occurrence& o, std::uint32_t right) const;
+  void find_unique_at(index::RunString query, std::size_t pos, Carried& carried, std::vector<MemMatch>& out) const;
   bool letters_match(char q, char t) const;
-  std::uint32_t extend_right(std::string_view query, std::size_t q, std::uint64_t t) const;
+  std::uint32_t extend_right(index::RunString query, std::size_t q, std::uint64_t t,
+                             std::size_t most = SIZE_MAX) const;
   std::uint32_t extend_left(std::string_view query, std::size_t q, std::uint64_t t, std::uint32_t most) const;
 
   const index::SuffixIndex& index_;
+  index::RunString text_;
   MemParams params_;
   unsigned seed_length_, seed_step_;
   index::SaInterval piece_;

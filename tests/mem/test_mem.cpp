@@ -57,9 +57,15 @@ std::vector<std::string> reference_shape(std::mt19937& rng, int shape) {
 }
 
 std::string query_from(std::mt19937& rng, const std::vector<std::string>& sequences) {
-  switch (rng() % 6) {
+  switch (rng() % 7) {
     case 0: return random_letters(rng, rng() % 200);
     case 1: return std::string(rng() % 60, "an"[rng() % 2]);
+    case 2: {  // long runs, and an unchanged piece of a reference (they share long periodic stretches)
+      const std::string& s = sequences[rng() % sequences.size()];
+      const std::size_t start = rng() % (s.size() + 1);
+      return std::string(rng() % 160, "ant"[rng() % 3]) + s.substr(start, rng() % 300) +
+             std::string(rng() % 120, "an"[rng() % 2]);
+    }
     default: {  // a mutated piece of a reference sequence, maybe running over its ends
       const std::string& s = sequences[rng() % sequences.size()];
       const std::size_t start = rng() % (s.size() + 1);
