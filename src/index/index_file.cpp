@@ -340,6 +340,7 @@ index::SuffixIndex load_or_build_index(const std::string& reference, unsigned th
 
 void build_index_file(const std::string& reference, const std::string& out, unsigned threads,
                       const std::function<void(const SuffixIndex&)>& check) {
+  check_not_an_input(out, std::array{reference});
   const index::SuffixIndex index = load_or_build_index(reference, threads);
   if (check) check(index);
   Stopwatch clock;

@@ -283,6 +283,15 @@ void AtomicOutput::name_unnamed_temporary() {
   fail(EEXIST);
 }
 
+void check_not_an_input(std::string_view output, std::span<const std::string> inputs) {
+  if (output.empty() || output == "-") return;
+  for (const std::string& input : inputs) {
+    std::error_code cannot_tell;  // a missing or unreadable file is reported where it is opened
+    if (!input.empty() && input != "-" && std::filesystem::equivalent(output, input, cannot_tell))
+      throw UsageError(fmt::format("-o {}: that is the input {}, which the output would replace", output, input));
+  }
+}
+
 void check_uncompressed_name(std::string_view path, std::string_view written) {
   for (const std::string_view compressed : {".gz", ".bgz", ".bz2", ".xz", ".zst"})
     if (text::ends_with_any_case(path, compressed))

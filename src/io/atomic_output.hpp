@@ -12,6 +12,7 @@
 // anywhere throws OutputError naming the path.
 #include <cstddef>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,10 @@ class AtomicOutput {
   int error_ = 0;  // errno of the first failure
   bool committed_ = false;
 };
+
+// A UsageError when `output` names one of `inputs` (the same file, under any name): the output
+// would replace an input the user still has no other copy of.
+void check_not_an_input(std::string_view output, std::span<const std::string> inputs);
 
 // A UsageError for an output name whose ending promises compression (.gz, .bgz, .bz2, .xz, .zst):
 // `written` (the format the tool writes, uncompressed) under such a name would be silently wrong.

@@ -240,6 +240,7 @@ std::unique_ptr<SequenceSource> open_database(const std::string& path, const Sco
 }
 
 MakeDbReport write_database(const std::string& input, const std::string& output, std::size_t chunk_residues) {
+  check_not_an_input(output, std::array{input});
   SequenceReader reader(input);
   AtomicOutput out(output);
   out.write(std::string_view(kMagic, 8));

@@ -4,6 +4,7 @@
 #include "map/map.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <future>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "engine/device_plan.hpp"
 #include "hyalign/version.hpp"
 #include "index/index_file.hpp"
+#include "io/atomic_output.hpp"
 #include "io/byte_source.hpp"
 #include "io/sam_writer.hpp"
 #include "kernels/cuda/extend_cuda.hpp"
@@ -591,6 +593,7 @@ void check_reference(const index::ReferenceText& ref, const std::string& path) {
 
 void run_map(const MapOptions& given) {
   check_options(given);
+  check_not_an_input(given.out, std::array{given.reference, given.reads1, given.reads2});
   dist::check_same_inputs({given.reference, given.reads1, given.reads2});
   MapOptions options = given;
   options.params.aligner = kernels::extend_cpu_aligner(options.kernel);

@@ -506,9 +506,10 @@ void check_job_queries(const MemOptions& options, const QueryTotals& mine) {
 void run_mem(const MemOptions& given) {
   std::optional<AtomicOutput> out;  // rank 0's; opened first: an unwritable output fails before any work
   check_uncompressed_name(given.out, "MUMmer's text");
-  if (dist::writes_output()) out.emplace(given.out);
   std::vector<std::string> inputs = given.queries;
   inputs.push_back(given.reference);
+  check_not_an_input(given.out, inputs);
+  if (dist::writes_output()) out.emplace(given.out);
   dist::check_same_inputs(inputs);
   MemOptions options = given;
   const engine::GpuStart gpu_start =

@@ -1,6 +1,7 @@
 #include "papara/papara.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -133,6 +134,9 @@ std::vector<kernels::PaparaAlignment> align_queries(const PaparaOptions& options
 void run_papara(const PaparaOptions& options) {
   const Alphabet& alphabet = Alphabet::of(options.alphabet);
   std::optional<PaparaOutputs> outputs;  // rank 0's
+  if (options.out)
+    check_not_an_input(*options.out, std::array{options.inputs.tree, options.inputs.alignment,
+                                                options.inputs.queries.value_or("")});
   if (dist::writes_output()) outputs.emplace(options);
   dist::check_same_inputs({options.inputs.tree, options.inputs.alignment, options.inputs.queries.value_or("")});
   Stopwatch clock;

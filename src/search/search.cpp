@@ -619,6 +619,7 @@ void run_search(const SearchOptions& given) {
   const TabularFormat format = TabularFormat::parse(given.outfmt);
   std::optional<AtomicOutput> out;  // rank 0's; opened first: an unwritable output fails before any work
   check_uncompressed_name(given.out, "BLAST tabular text");
+  check_not_an_input(given.out, std::array{given.queries, given.database});
   if (dist::writes_output()) out.emplace(given.out);
   dist::check_same_inputs({given.queries, given.database});
   SearchOptions o = given;

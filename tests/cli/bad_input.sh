@@ -259,6 +259,15 @@ cp mem_ref.hymi mem_damaged.hymi && printf 'x' | dd of=mem_damaged.hymi bs=1 see
 check_error mem_missing_reference 'nope.fa' -- mem "$w/nope.fa" "$w/mem_q.fa"
 check_error mem_gzip_output "-o matches.gz: the output is MUMmer's text, not .gz" -- mem -o matches.gz "$w/mem_q.fa" "$w/mem_q.fa"
 check_error search_gzip_output '-o hits.tsv.gz: the output is BLAST tabular text, not .gz' -- search "${search_args[@]}" -o hits.tsv.gz
+# -o naming an input, under its own name or another, is refused and the input is left as it was.
+cp mem_q.fa mem_q_kept.fa && cp queries.fa queries_kept.fa && cp prot.fa prot_kept.fa && ln -sf mem_q_kept.fa mem_q_link.fa
+check_error mem_output_is_input "-o $w/mem_q_link.fa: that is the input $w/mem_q_kept.fa" -- mem -o "$w/mem_q_link.fa" "$w/mem_ref.fa" "$w/mem_q_kept.fa"
+check_error mem_index_output_is_input "that is the input $w/mem_q_kept.fa" -- mem index "$w/mem_q_kept.fa" -o "$w/mem_q_kept.fa"
+check_error search_output_is_input "that is the input $w/prot_kept.fa" -- search -q "$w/prot_kept.fa" -d "$w/prot.fa" -o "$w/prot_kept.fa"
+check_error makedb_output_is_input "that is the input $w/prot_kept.fa" -- search makedb -i "$w/prot_kept.fa" -o "$w/prot_kept.fa"
+check_error papara_output_is_input "that is the input $w/queries_kept.fa" -- papara -t "$w/tree.nwk" -s "$w/ref.phy" -q "$w/queries_kept.fa" -o "$w/queries_kept.fa"
+if cmp -s mem_q.fa mem_q_kept.fa && cmp -s queries.fa queries_kept.fa && cmp -s prot.fa prot_kept.fa; then ok inputs_named_by_o_kept
+else fail "inputs_named_by_o_kept: an input named by -o changed"; fi
 check_error mem_empty_reference 'empty.fa' -- mem "$w/empty.fa" "$w/mem_q.fa"
 check_error mem_reference_without_letters 'no sequence letters' -- mem "$w/mem_no_letters.fa" "$w/mem_q.fa"
 check_error mem_binary_reference 'garbage.bin' -- mem "$w/garbage.bin" "$w/mem_q.fa"
@@ -337,6 +346,9 @@ IIIIIIIIIIIIIIIIIIII
   check_error map_read_group_empty_field "-R: the read group field '' is not TAG:VALUE" -- map -R '@RG\tID:x\t' "$w/map_ref.fa" "$w/map_1.fq"
   check_error map_cram_output '-o out.cram: the output is SAM, or BAM' -- map -o out.cram "$w/map_ref.fa" "$w/map_1.fq"
   check_error map_gzip_output '-o out.sam.gz: the output is SAM, or BAM' -- map -o out.sam.gz "$w/map_ref.fa" "$w/map_1.fq"
+  cp map_1.fq map_1_kept.fq
+  check_error map_output_is_input "that is the input $w/map_1_kept.fq" -- map -o "$w/map_1_kept.fq" "$w/map_ref.fa" "$w/map_1_kept.fq"
+  if cmp -s map_1.fq map_1_kept.fq; then ok map_input_named_by_o_kept; else fail "map_input_named_by_o_kept: the reads changed"; fi
   check_error map_index_duplicate_names "two reference sequences are named 'chr'" -- map index "$w/map_ref_duplicate.fa" -o dup.hymi
   # -o through a symbolic link that names no file yet makes that file and keeps the link.
   rm -rf link_test && mkdir -p link_test/real && ln -s real/out.sam link_test/link.sam
