@@ -2,13 +2,18 @@
 # hyalign mem on inputs with long shared stretches, where a search per query position can take
 # time quadratic in a stretch's length: scaffold N gaps, homopolymers, tandem repeats, and a genome
 # against itself. Each case runs MUMmer 3.23's mummer, BASELINE (another hyalign binary, if given)
-# and HYALIGN, prints their wall times, and checks that the three print the same match lines
-# (sorted: the order within a section is compared by the golden tests, not here).
-# usage: [BASELINE=other/hyalign] [SKIP_MUMMER_OVER=s] bench/mem_long_runs.sh HYALIGN [threads (2)]
+# (--device cpu) and HYALIGN (--device DEVICE, cpu by default), prints their wall times, and checks
+# that they print the same match lines (sorted: the order within a section is compared by the
+# golden tests, not here). Without mummer on PATH (the GPU machine) the baseline is the reference.
+# GENOME is the Klebsiella genome (default: Debian kleborate-examples' HS11286).
+# usage: [BASELINE=other/hyalign] [DEVICE=gpu] [GENOME=hs11286.fa] bench/mem_long_runs.sh HYALIGN [threads (2)]
 set -euo pipefail
 hyalign=$(realpath "$1")
 threads=${2:-2}
 baseline=${BASELINE:+$(realpath "$BASELINE")}
+device=${DEVICE:-cpu}
+genome=${GENOME:+$(realpath "$GENOME")}
+have_mummer=$(command -v mummer >/dev/null && echo yes || true)
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -29,7 +34,7 @@ fasta scaffold_piece "$(sed -n 2p gaps5_ref.fa | cut -c 15001-30000)$(sed -n 4p 
 fasta a100k "$(repeat a 100000)" >a100k.fa
 fasta a20k "$(repeat a 20000)" >a20k.fa
 fasta at25k "$(repeat at 25000)" >at25k.fa
-xz -dc /usr/share/doc/kleborate/examples/data/Klebs_HS11286.fna.xz >genome.fa
+if [ -n "$genome" ]; then cp "$genome" genome.fa; else xz -dc /usr/share/doc/kleborate/examples/data/Klebs_HS11286.fna.xz >genome.fa; fi
 awk '/^>/ { n++ } n == 1' genome.fa >chromosome.fa
 head -c 1000100 chromosome.fa >chromosome_1M.fa
 
@@ -41,17 +46,20 @@ seconds() {  # OUT COMMAND...: wall seconds of COMMAND, its standard output in O
 }
 lines() { grep -v '^>' "$1" | awk '{ $1 = $1; print }' | sort; }
 
-echo "# $(date -u +%F) $(uname -n), $(nproc) cores, commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'), hyalign -t $threads"
+echo "# $(date -u +%F) $(uname -n), $(nproc) cores, commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'), hyalign -t $threads --device $device"
 printf '%-44s %10s %10s %10s %8s\n' case mummer baseline hyalign lines
 run_case() {  # NAME OPTIONS REF QUERY
   local name=$1 ref=$3 query=$4 options m b h
   read -r -a options <<<"$2"
-  m=$(seconds mummer.out mummer "${options[@]}" "$ref" "$query")
-  b=-
+  m=- b=-
+  [ -n "$have_mummer" ] && m=$(seconds mummer.out mummer "${options[@]}" "$ref" "$query")
   [ -n "$baseline" ] && b=$(seconds baseline.out "$baseline" mem -t "$threads" --device cpu "${options[@]}" "$ref" "$query")
-  h=$(seconds hyalign.out "$hyalign" mem -t "$threads" --device cpu "${options[@]}" "$ref" "$query")
-  cmp -s <(lines mummer.out) <(lines hyalign.out) || { echo "$name: hyalign's matches DIFFER from mummer's"; exit 1; }
-  [ -z "$baseline" ] || cmp -s <(lines mummer.out) <(lines baseline.out) || echo "$name: the baseline's matches differ"
+  h=$(seconds hyalign.out "$hyalign" mem -t "$threads" --device "$device" "${options[@]}" "$ref" "$query")
+  local reference=mummer.out
+  [ -n "$have_mummer" ] || reference=baseline.out
+  cmp -s <(lines $reference) <(lines hyalign.out) || { echo "$name: hyalign's matches DIFFER from $reference"; exit 1; }
+  [ -z "$baseline" ] || [ -z "$have_mummer" ] || cmp -s <(lines mummer.out) <(lines baseline.out) ||
+    echo "$name: the baseline's matches differ"
   printf '%-44s %10s %10s %10s %8s\n' "$name ($2)" "$m" "$b" "$h" "$(grep -vc '^>' hyalign.out || true)"
 }
 run_case "N gap 100 kb in both" "-mumreference -b" gap_ref.fa gap_query.fa

@@ -84,6 +84,13 @@ std::uint64_t PeriodicRuns::end_of_stretch(std::uint64_t pos, unsigned period) c
   return pos < s.end ? s.end : pos;
 }
 
+std::uint64_t PeriodicRuns::longest() const {
+  std::uint64_t most = 0;
+  for (const auto& stretches : by_period_)
+    for (const Stretch& s : stretches) most = std::max(most, s.end - s.start);
+  return most;
+}
+
 std::size_t common_length(RunString a, std::size_t i, RunString b, std::size_t j, std::size_t most, bool bases_only) {
   // Stretches are looked for only after this many equal letters, so short comparisons pay nothing.
   constexpr std::size_t kPlainLetters = 64;

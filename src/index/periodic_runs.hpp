@@ -25,6 +25,8 @@ class PeriodicRuns {
   void find(std::string_view letters, unsigned threads = 1);
   // One past the end of the stretch of period `period` that holds `pos`, or `pos` if none does.
   std::uint64_t end_of_stretch(std::uint64_t pos, unsigned period) const;
+  // Letters of the longest stretch (0 if none).
+  std::uint64_t longest() const;
 
  private:
   struct Stretch {

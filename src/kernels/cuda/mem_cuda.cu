@@ -3,8 +3,11 @@
 //
 // A work item is up to kSeedsPerItem consecutive seeds of one strand, so a 150-letter read is one
 // item and a chromosome many. A thread looks its seeds up (prefix table, then binary search in the
-// suffix array), extends every occurrence both ways and keeps what the CPU finder keeps (the same
-// uniqueness by dominance, the same per-position search for seeds with many occurrences). It
+// suffix array), extends every occurrence to the left and, where its match starts within the
+// seed's step, to the right, and keeps what the CPU finder keeps (the same uniqueness by
+// dominance, the same per-position search for seeds with many occurrences, carrying what one
+// position's search learnt to the next). A strand with a periodic stretch over
+// kLongestGpuStretch letters is left to the CPU, which crosses such stretches in one step. It
 // sorts its matches and applies -mum's rule when the item is the whole strand. An item with more
 // than its slot's kMatchesPerItem is counted, found again at its place in the packed result and
 // sorted there with the other items by a segmented radix sort, so no output depends on a capacity.
@@ -31,6 +34,7 @@
 
 #include "core/parallel.hpp"
 #include "engine/devices.hpp"
+#include "index/periodic_runs.hpp"
 #include "index/sa_pieces.hpp"
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/mem_cuda.hpp"
@@ -42,9 +46,11 @@ namespace {
 constexpr unsigned kSeedsPerItem = 32;
 constexpr unsigned kMatchesPerItem = 32;
 constexpr unsigned kMostOccurrencesToExtend = 64;  // as the CPU finder
+constexpr unsigned kNotExtended = ~0u;
 constexpr unsigned kThreadsPerBlock = 128;
 constexpr std::size_t kItemsPerSlice = std::size_t{1} << 19;
 constexpr std::size_t kLettersPerSlice = std::size_t{1} << 27;
+constexpr std::size_t kLongestGpuStretch = 1024;
 
 struct Item {
   unsigned strand;      // within the slice
@@ -127,17 +133,20 @@ class ItemFinder {
       }
       return;
     }
+    // Left first: only an occurrence whose match starts within this seed's step is extended to
+    // the right (MemFinder::find_at_seed), so a long match is not extended again at every seed.
     unsigned lefts[kMostOccurrencesToExtend], rights[kMostOccurrencesToExtend];
     const unsigned n = rows.y - rows.x;
     for (unsigned i = 0; i < n; ++i) {
       const unsigned long long t = sa_at(ix_, rows.x + i);
       lefts[i] = extend_left(pos, t, p_.seed_step);
-      rights[i] = k + extend_right(q_, qlen_, pos + k, t + k);
+      rights[i] = lefts[i] < p_.seed_step ? k + extend_right(q_, qlen_, pos + k, t + k) : kNotExtended;
     }
     for (unsigned i = 0; i < n && !full(); ++i) {
       if (lefts[i] >= p_.seed_step || lefts[i] + rights[i] < p_.min_length) continue;
       bool dominated = false;  // another occurrence reaching as far both ways: not unique
-      for (unsigned j = 0; j < n && !dominated; ++j) dominated = j != i && lefts[j] >= lefts[i] && rights[j] >= rights[i];
+      for (unsigned j = 0; j < n && !dominated; ++j)
+        dominated = j != i && lefts[j] >= lefts[i] && reaches(pos, sa_at(ix_, rows.x + j), rights[j], rights[i]);
       if (!dominated) emit(sa_at(ix_, rows.x + i) - lefts[i], pos - lefts[i], lefts[i] + rights[i]);
     }
   }
@@ -191,11 +200,20 @@ class ItemFinder {
     return true;
   }
 
-  __device__ unsigned extend_right(const unsigned char* q, unsigned qlen, unsigned from, unsigned long long t) const {
+  __device__ unsigned extend_right(const unsigned char* q, unsigned qlen, unsigned from, unsigned long long t,
+                                   unsigned most = ~0u) const {
     if (from >= qlen || t >= ix_.length) return 0;
     return common_prefix(q + from, ix_.text + t,
-                         static_cast<unsigned>(min(static_cast<unsigned long long>(qlen - from), ix_.length - t)),
+                         static_cast<unsigned>(min(static_cast<unsigned long long>(min(qlen - from, most)), ix_.length - t)),
                          p_.bases_only);
+  }
+
+  // Whether the occurrence at text offset t of the seed at `pos` matches at least `right` letters
+  // from the seed's start (`known`: its extension, or kNotExtended, then extended that far only).
+  __device__ bool reaches(unsigned pos, unsigned long long t, unsigned known, unsigned right) const {
+    if (known != kNotExtended) return known >= right;
+    const unsigned k = p_.seed_length;
+    return k + extend_right(q_, qlen_, pos + k, t + k, right - k) >= right;
   }
 
   // Letters equal before q_[from] and text[t], at most `most`: eight at a time, backwards, where
@@ -241,9 +259,31 @@ class ItemFinder {
         if (base_code(rest[i]) < 0) return;
     const uint2 rows = find_rows(rest, l);
     if (rows.y <= rows.x) return;
-    const unsigned at = insertion_row(ix_, rows, rest, rest_length, l);
-    const auto common = [&](unsigned row) { return l + extend_right(rest, rest_length, l, sa_at(ix_, row) + l); };
+    // Letters known shared from an earlier position's search (MemFinder::find_unique_at): a suffix
+    // sharing c letters at position p shares c - k at p + k, k letters on.
+    // (A copy: the carried values are replaced below, before the last comparisons.)
+    const unsigned carried_pos = carried_pos_;
+    const unsigned long long carried_text[2] = {carried_text_[0], carried_text_[1]};
+    const unsigned carried_shared[2] = {carried_shared_[0], carried_shared_[1]};
+    const auto known = [&](unsigned long long t) -> unsigned {
+      if (carried_pos > pos) return 0;
+      const unsigned k = pos - carried_pos;
+      for (int i = 0; i < 2; ++i)
+        if (carried_shared[i] > k && carried_text[i] + k == t) return carried_shared[i] - k;
+      return 0;
+    };
+    const unsigned at = search_rows(ix_, rows, rest, rest_length, l, false, known);
+    const auto common = [&](unsigned row) {
+      const unsigned long long t = sa_at(ix_, row);
+      const unsigned shared = known(t);
+      return shared > 0 ? shared : l + extend_right(rest, rest_length, l, t + l);
+    };
     const unsigned before = at > rows.x ? common(at - 1) : 0, after = at < rows.y ? common(at) : 0;
+    carried_pos_ = pos;
+    carried_text_[0] = before > 0 ? sa_at(ix_, at - 1) : ~0ull;
+    carried_text_[1] = after > 0 ? sa_at(ix_, at) : ~0ull;
+    carried_shared_[0] = before;
+    carried_shared_[1] = after;
     if (before == after) return;
     const unsigned row = before > after ? at - 1 : at, length = max(before, after);
     const bool third = before > after ? row > rows.x && common(row - 1) >= length
@@ -261,6 +301,10 @@ class ItemFinder {
   MemMatch* out_;
   unsigned long long capacity_;
   unsigned long long count_ = 0;
+  // The last searched position's rows around the query and the letters they share (unique_at).
+  unsigned carried_pos_ = ~0u;
+  unsigned long long carried_text_[2] = {~0ull, ~0ull};
+  unsigned carried_shared_[2] = {0, 0};
 };
 
 // A finder over `item`'s strand, keeping its first `capacity` matches at `out`.
@@ -519,8 +563,8 @@ class MemGpuKernel final : public MemKernel {
     merge_piece_matches(found, params_.kind, out);
   }
 
-  // One pass over strands [first, first + count) in slices on the two streams. A strand too long
-  // for a slice is found on the CPU (with the whole index) when `cpu_long` is set, else left
+  // One pass over strands [first, first + count) in slices on the two streams. A strand the GPU
+  // does not take is found on the CPU (with the whole index) when `cpu_long` is set, else left
   // empty (with pieces, one pass finds it).
   void run_slices(const StrandSet& strands, std::size_t first, std::size_t count, Pass pass, StrandMatches& out,
                   bool cpu_long) {
@@ -529,7 +573,7 @@ class MemGpuKernel final : public MemKernel {
     for (int turn = 0; next < end || slices_[0].busy || slices_[1].busy; turn ^= 1) {
       SliceBuffers& s = slices_[turn];
       if (s.busy) collect(s, pass, out);
-      if (next < end && !fits_a_slice(strands.starts[next + 1] - strands.starts[next])) {
+      if (next < end && !gpu_takes(strands, next)) {
         // After the strands before it.
         if (slices_[turn ^ 1].busy) collect(slices_[turn ^ 1], pass, out);
         if (pass == Pass::find) {
@@ -550,6 +594,18 @@ class MemGpuKernel final : public MemKernel {
   static std::uint64_t items_of(std::uint64_t seeds) { return (seeds + kSeedsPerItem - 1) / kSeedsPerItem; }
   bool fits_a_slice(std::uint64_t length) const {
     return length <= kLettersPerSlice && items_of(seeds_of(length)) <= kItemsPerSlice;
+  }
+
+  // Whether the GPU takes strand `i`: it fits a slice and has no periodic stretch (an N gap, a
+  // homopolymer, a microsatellite) longer than kLongestGpuStretch. The CPU crosses a stretch in
+  // one step (index/periodic_runs.hpp); a GPU thread compares it letter by letter at each position
+  // inside, which is quadratic in its length.
+  bool gpu_takes(const StrandSet& strands, std::size_t i) {
+    const std::string_view strand = strands.strand(i);
+    if (!fits_a_slice(strand.size())) return false;
+    if (strand.size() <= kLongestGpuStretch) return true;
+    stretches_.find(strand);
+    return stretches_.longest() <= kLongestGpuStretch;
   }
 
   // Reserves room for the matches of a take, from the matches per letter so far: growing a
@@ -575,7 +631,7 @@ class MemGpuKernel final : public MemKernel {
     for (; next < end; ++next) {
       const std::uint64_t length = strands.starts[next + 1] - strands.starts[next];
       const std::uint64_t seeds = seeds_of(length), item_count = items_of(seeds);
-      if (!fits_a_slice(length) ||
+      if (!gpu_takes(strands, next) ||
           (next > s.first && (items + item_count > kItemsPerSlice || next - s.first + 2 > kItemsPerSlice ||
                               strands.starts[next + 1] - base > kLettersPerSlice)))
         break;
@@ -774,6 +830,7 @@ class MemGpuKernel final : public MemKernel {
   int device_;
   const index::SuffixIndex& index_;
   MemFinder finder_;  // strands the GPU leaves to the CPU
+  index::PeriodicRuns stretches_;  // of the strand gpu_takes looks at
   MemParams params_;
   std::string name_;
   DeviceBuffer<unsigned char> text_;

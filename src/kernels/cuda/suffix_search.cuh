@@ -66,7 +66,7 @@ __device__ inline unsigned common_prefix(const unsigned char* a, const unsigned 
   return most;
 }
 
-// As compare_suffix in index/suffix_index.cpp (the text ends with a separator below every letter,
+// The comparison of SuffixIndex::bound_row (the text ends with a separator below every letter,
 // and its padding reads as more), from letter `from` on, which both are known to share; `same` is
 // set to the letters they share (at most `length`).
 __device__ inline int compare_suffix(const DeviceIndex& ix, unsigned long long pos, const unsigned char* pattern,
@@ -85,14 +85,17 @@ __device__ inline int compare_suffix(const DeviceIndex& ix, unsigned long long p
 
 // The first row in `within` (whose suffixes share `depth` letters with the pattern) that is not
 // below pattern[0, length) (`upper`: not below or equal), by binary search. The letters the pattern
-// shares with the bounds' suffixes are skipped: every row between shares their minimum.
+// shares with the bounds' suffixes are skipped: every row between shares their minimum; so are
+// known(pos), the letters a caller knows the suffix at text offset pos shares (at most as many).
+template <class Known>
 __device__ inline unsigned search_rows(const DeviceIndex& ix, uint2 within, const unsigned char* pattern,
-                                       unsigned length, unsigned depth, bool upper) {
+                                       unsigned length, unsigned depth, bool upper, Known known) {
   unsigned lo = within.x, hi = within.y, lo_same = depth, hi_same = depth;
   while (lo < hi) {
     const unsigned mid = lo + (hi - lo) / 2;
+    const unsigned long long pos = sa_at(ix, mid);
     unsigned same = 0;
-    const int order = compare_suffix(ix, sa_at(ix, mid), pattern, length, min(lo_same, hi_same), same);
+    const int order = compare_suffix(ix, pos, pattern, length, max(min(lo_same, hi_same), known(pos)), same);
     if (order < 0 || (upper && order == 0)) {
       lo = mid + 1;
       lo_same = same;
@@ -104,15 +107,17 @@ __device__ inline unsigned search_rows(const DeviceIndex& ix, uint2 within, cons
   return lo;
 }
 
+__device__ inline unsigned none_known(unsigned long long) { return 0; }
+
 __device__ inline unsigned insertion_row(const DeviceIndex& ix, uint2 within, const unsigned char* pattern,
                                          unsigned length, unsigned depth) {
-  return search_rows(ix, within, pattern, length, depth, false);
+  return search_rows(ix, within, pattern, length, depth, false, none_known);
 }
 
 __device__ inline uint2 narrow(const DeviceIndex& ix, uint2 within, const unsigned char* pattern, unsigned length,
                                unsigned depth) {
   const unsigned first = insertion_row(ix, within, pattern, length, depth);
-  return make_uint2(first, search_rows(ix, make_uint2(first, within.y), pattern, length, depth, true));
+  return make_uint2(first, search_rows(ix, make_uint2(first, within.y), pattern, length, depth, true, none_known));
 }
 
 // The prefix table's code of pattern[0, prefix_letters), or -1 when the pattern is shorter or one
