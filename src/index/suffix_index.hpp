@@ -16,6 +16,7 @@
 #include "core/large_memory.hpp"
 #include "index/periodic_runs.hpp"
 #include "index/reference_text.hpp"
+#include "index/row_search.hpp"
 
 namespace hyalign::index {
 
@@ -87,30 +88,16 @@ class SuffixIndex {
 template <class Shared>
 std::uint32_t SuffixIndex::bound_row(SaInterval within, std::string_view pattern, std::size_t depth, bool past_prefix,
                                      Shared shared) const {
-  // The letters the pattern shares with the suffix just below the rows left and just above them:
-  // every row between shares the lesser, so comparisons start there.
-  std::size_t lo_common = depth, hi_common = depth;
-  std::uint32_t lo = within.lo, hi = within.hi;
-  while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    const std::uint64_t pos = sa_[mid];
-    const std::size_t common = shared(pos, std::min(lo_common, hi_common));
-    bool left_of_bound;  // the suffix sorts before the row sought
-    if (common >= pattern.size()) {
-      left_of_bound = past_prefix;
-    } else {
-      const auto t = static_cast<unsigned char>(pos + common < ref_.text.size() ? ref_.text[pos + common] : kSeparator);
-      left_of_bound = t < static_cast<unsigned char>(pattern[common]);
-    }
-    if (left_of_bound) {
-      lo = mid + 1;
-      lo_common = common;
-    } else {
-      hi = mid;
-      hi_common = common;
-    }
-  }
-  return lo;
+  return bound_row_by(within.lo, within.hi, static_cast<std::uint32_t>(depth), past_prefix,
+                      [&](std::uint32_t row, std::uint32_t from, std::uint32_t& same) {
+                        const std::uint64_t pos = sa_[row];
+                        const std::size_t common = shared(pos, from);
+                        same = static_cast<std::uint32_t>(std::min(common, pattern.size()));
+                        if (common >= pattern.size()) return 0;
+                        const auto t = static_cast<unsigned char>(pos + common < ref_.text.size() ? ref_.text[pos + common]
+                                                                                                   : kSeparator);
+                        return t < static_cast<unsigned char>(pattern[common]) ? -1 : 1;
+                      });
 }
 
 // log4 of a text's length (at least 1): the letters a random text needs before a string of them

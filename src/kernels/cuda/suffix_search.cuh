@@ -90,21 +90,10 @@ __device__ inline int compare_suffix(const DeviceIndex& ix, unsigned long long p
 template <class Known>
 __device__ inline unsigned search_rows(const DeviceIndex& ix, uint2 within, const unsigned char* pattern,
                                        unsigned length, unsigned depth, bool upper, Known known) {
-  unsigned lo = within.x, hi = within.y, lo_same = depth, hi_same = depth;
-  while (lo < hi) {
-    const unsigned mid = lo + (hi - lo) / 2;
-    const unsigned long long pos = sa_at(ix, mid);
-    unsigned same = 0;
-    const int order = compare_suffix(ix, pos, pattern, length, max(min(lo_same, hi_same), known(pos)), same);
-    if (order < 0 || (upper && order == 0)) {
-      lo = mid + 1;
-      lo_same = same;
-    } else {
-      hi = mid;
-      hi_same = same;
-    }
-  }
-  return lo;
+  return index::bound_row_by(within.x, within.y, depth, upper, [&](unsigned row, unsigned from, unsigned& same) {
+    const unsigned long long pos = sa_at(ix, row);
+    return compare_suffix(ix, pos, pattern, length, max(from, known(pos)), same);
+  });
 }
 
 __device__ inline unsigned none_known(unsigned long long) { return 0; }
