@@ -72,7 +72,7 @@ class SuffixIndex {
  private:
   SuffixIndex() = default;
   void build_prefix_table(unsigned threads);
-  // Letters pattern[from..] and the suffix at `pos` share from their `from`th on (plain comparison).
+  // How many first letters the pattern and the suffix at `pos` share, the first `from` known equal.
   std::size_t shared_letters(std::string_view pattern, std::uint64_t pos, std::size_t from) const;
   struct LazyRuns {
     std::once_flag found;
