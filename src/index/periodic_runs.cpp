@@ -16,16 +16,11 @@ std::uint64_t load8(const char* p) {
   return x;
 }
 
-// Letters a[0..] and b[0..] have in common, at most `most`, one at a time or eight at a time.
+// Letters a[0..] and b[0..] have in common, at most `most` (with -n, a/c/g/t only).
 std::size_t plain_common(const char* a, const char* b, std::size_t most, bool bases_only) {
+  if (!bases_only) return equal_bytes(a, b, most);
   std::size_t n = 0;
-  if (!bases_only) {
-    for (; n + 8 <= most; n += 8) {
-      const std::uint64_t differ = load8(a + n) ^ load8(b + n);
-      if (differ != 0) return n + static_cast<std::size_t>(std::countr_zero(differ)) / 8;
-    }
-  }
-  while (n < most && a[n] == b[n] && (!bases_only || base_code(a[n]) >= 0)) ++n;
+  while (n < most && a[n] == b[n] && base_code(a[n]) >= 0) ++n;
   return n;
 }
 

@@ -46,21 +46,27 @@ struct RunString {
 // same letters on is crossed at once.
 std::size_t common_length(RunString a, std::size_t i, RunString b, std::size_t j, std::size_t most,
                           bool bases_only = false);
-// The same, with the first letters compared here (most comparisons end within them) and the rest,
-// if they are all equal, by common_length.
+// Bytes a[0..] and b[0..] have in common, at most `most`, eight at a time.
+inline std::size_t equal_bytes(const char* a, const char* b, std::size_t most) {
+  std::size_t n = 0;
+  for (; n + 8 <= most; n += 8) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a + n, 8);
+    std::memcpy(&y, b + n, 8);
+    if (x != y) return n + static_cast<std::size_t>(std::countr_zero(x ^ y)) / 8;
+  }
+  while (n < most && a[n] == b[n]) ++n;
+  return n;
+}
+
+// common_length, with the first letters compared here (most comparisons end within them) and the
+// rest, if they are all equal, by common_length.
 inline std::size_t common_length_inline(RunString a, std::size_t i, RunString b, std::size_t j, std::size_t most,
                                         bool bases_only = false) {
   if (bases_only) return common_length(a, i, b, j, most, bases_only);
   const std::size_t first = std::min<std::size_t>({most, 32, a.letters.size() - std::min(i, a.letters.size()),
                                                    b.letters.size() - std::min(j, b.letters.size())});
-  std::size_t n = 0;
-  for (; n + 8 <= first; n += 8) {
-    std::uint64_t x, y;
-    std::memcpy(&x, a.letters.data() + i + n, 8);
-    std::memcpy(&y, b.letters.data() + j + n, 8);
-    if (x != y) return n + static_cast<std::size_t>(std::countr_zero(x ^ y)) / 8;
-  }
-  while (n < first && a.letters[i + n] == b.letters[j + n]) ++n;
+  const std::size_t n = equal_bytes(a.letters.data() + i, b.letters.data() + j, first);
   return n < first ? n : n + common_length(a, i + n, b, j + n, most - n, bases_only);
 }
 

@@ -102,7 +102,7 @@ void SuffixIndex::build_prefix_table(unsigned threads) {
 }
 
 std::size_t SuffixIndex::shared_letters(std::string_view pattern, std::uint64_t pos, std::size_t from) const {
-  return from + common_length(RunString{ref_.text}, pos + from, RunString{pattern}, from, pattern.size() - from);
+  return from + common_length_inline(RunString{ref_.text}, pos + from, RunString{pattern}, from, pattern.size() - from);
 }
 
 std::uint32_t SuffixIndex::insertion_row(SaInterval within, std::string_view pattern, std::size_t depth) const {
