@@ -59,6 +59,20 @@ inline std::size_t equal_bytes(const char* a, const char* b, std::size_t most) {
   return n;
 }
 
+// Bytes that a_end[-1], a_end[-2], ... and b_end[-1], ... have in common going back, at most
+// `most`, eight at a time.
+inline std::size_t equal_bytes_before(const char* a_end, const char* b_end, std::size_t most) {
+  std::size_t n = 0;
+  for (; n + 8 <= most; n += 8) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a_end - n - 8, 8);
+    std::memcpy(&y, b_end - n - 8, 8);
+    if (x != y) return n + static_cast<std::size_t>(std::countl_zero(x ^ y)) / 8;
+  }
+  while (n < most && a_end[-1 - static_cast<std::ptrdiff_t>(n)] == b_end[-1 - static_cast<std::ptrdiff_t>(n)]) ++n;
+  return n;
+}
+
 // common_length, with the first letters compared here (most comparisons end within them) and the
 // rest, if they are all equal, by common_length.
 inline std::size_t common_length_inline(RunString a, std::size_t i, RunString b, std::size_t j, std::size_t most,

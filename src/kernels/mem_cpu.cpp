@@ -52,8 +52,10 @@ std::uint32_t MemFinder::extend_right(index::RunString query, std::size_t q, std
 std::uint32_t MemFinder::extend_left(std::string_view query, std::size_t q, std::uint64_t t,
                                      std::uint32_t most) const {
   const std::string_view text = index_.text();
+  most = static_cast<std::uint32_t>(std::min<std::uint64_t>({most, q, t}));
+  if (!params_.bases_only) return static_cast<std::uint32_t>(index::equal_bytes_before(query.data() + q, text.data() + t, most));
   std::uint32_t n = 0;
-  while (n < most && n < q && n < t && letters_match(query[q - n - 1], text[t - n - 1])) ++n;
+  while (n < most && letters_match(query[q - n - 1], text[t - n - 1])) ++n;
   return n;
 }
 
@@ -63,7 +65,7 @@ void MemFinder::find(std::string_view query, std::vector<MemMatch>& out) const {
 }
 
 void MemFinder::mark_repeated_seeds(std::string_view query, SeedMarks& marks, Scratch& scratch) const {
-  look_up_seeds(query, scratch);
+  look_up_seeds(query, {}, scratch);
   for (const Seed& seed : scratch.seeds) {
     const std::size_t i = seed.pos / seed_step_;
     if (marks.size() <= i) marks.resize(i + 1);
@@ -73,28 +75,40 @@ void MemFinder::mark_repeated_seeds(std::string_view query, SeedMarks& marks, Sc
 
 void MemFinder::find(std::string_view query, std::vector<MemMatch>& out, Scratch& scratch,
                      const SeedMarks* repeated) const {
-  out.clear();
-  look_up_seeds(query, scratch);
+  look_up_seeds(query, {}, scratch);
   scratch.query_runs.find(query);
+  find_at_seeds({query, &scratch.query_runs}, scratch, repeated, out);
+}
+
+void MemFinder::find_piece(index::RunString query, SeedRange seeds, std::vector<MemMatch>& out,
+                           Scratch& scratch) const {
+  look_up_seeds(query.letters, seeds, scratch);
+  find_at_seeds(query, scratch, nullptr, out);
+}
+
+// The matches of the seeds looked up in `scratch`, sorted, into `out`.
+void MemFinder::find_at_seeds(index::RunString query, Scratch& scratch, const SeedMarks* repeated,
+                              std::vector<MemMatch>& out) const {
+  out.clear();
   scratch.carried = {};
-  const index::RunString letters{query, &scratch.query_runs};
   for (const Seed& seed : scratch.seeds) {
     const std::size_t i = seed.pos / seed_step_;
     const bool many = repeated ? i < repeated->size() && (*repeated)[i] : seed.rows.size() > kMostOccurrencesToExtend;
-    find_at_seed(letters, seed, many, scratch, out);
+    find_at_seed(query, seed, many, scratch, out);
   }
   sort_matches(out);
 }
 
 // The suffix-array rows of every seed of the query, in stages over all seeds so that the memory
 // reads of one stage (table, suffix array, text) overlap instead of waiting one after another.
-void MemFinder::look_up_seeds(std::string_view query, Scratch& scratch) const {
+void MemFinder::look_up_seeds(std::string_view query, SeedRange range, Scratch& scratch) const {
   auto& seeds = scratch.seeds;
   auto& codes = scratch.codes;
   seeds.clear();
   codes.clear();
   const auto buckets = index_.buckets();
-  for (std::size_t pos = 0; pos + seed_length_ <= query.size(); pos += seed_step_) {
+  const std::size_t end = std::min(range.end, seeds_in(query.size()));
+  for (std::size_t pos = range.first * seed_step_; pos < end * seed_step_; pos += seed_step_) {
     const std::string_view letters = query.substr(pos, seed_length_);
     if (params_.bases_only &&
         std::any_of(letters.begin(), letters.end(), [](char c) { return index::base_code(c) < 0; }))

@@ -61,6 +61,12 @@ class MemFinder {
     std::array<std::uint64_t, 2> text{UINT64_MAX, UINT64_MAX};
     std::array<std::uint32_t, 2> shared{};
   };
+  // Seeds first .. end - 1 (the seed at query position i * seed_step() is i): the matches they
+  // report are those that start in query positions (first - 1) * seed_step() + 1 to
+  // (end - 1) * seed_step(), so pieces of consecutive seeds share a strand's matches out.
+  struct SeedRange {
+    std::size_t first = 0, end = SIZE_MAX;
+  };
   // Buffers one thread reuses from query to query.
   struct Scratch {
     std::vector<Seed> seeds;
@@ -87,12 +93,20 @@ class MemFinder {
   void find(std::string_view query, std::vector<MemMatch>& out, Scratch& scratch,
             const SeedMarks* repeated = nullptr) const;
   void find(std::string_view query, std::vector<MemMatch>& out) const;
+  // Replaces `out` with the matches that `seeds` report (sorted; -mum's rule not applied), from
+  // `query` with its periodic stretches: one piece of a long strand, the strand found once.
+  void find_piece(index::RunString query, SeedRange seeds, std::vector<MemMatch>& out, Scratch& scratch) const;
+  // The seeds of a query of `length` letters.
+  std::size_t seeds_in(std::size_t length) const {
+    return length >= seed_length_ ? (length - seed_length_) / seed_step_ + 1 : 0;
+  }
   unsigned seed_length() const { return seed_length_; }
   unsigned seed_step() const { return seed_step_; }
   const MemParams& params() const { return params_; }
 
  private:
-  void look_up_seeds(std::string_view query, Scratch& scratch) const;
+  void look_up_seeds(std::string_view query, SeedRange seeds, Scratch& scratch) const;
+  void find_at_seeds(index::RunString query, Scratch& scratch, const SeedMarks* repeated, std::vector<MemMatch>& out) const;
   index::SaInterval rows_in_piece(std::string_view pattern, long code) const;
   void find_at_seed(index::RunString query, const Seed& seed, bool repeated, Scratch& scratch,
                     std::vector<MemMatch>& out) const;

@@ -21,6 +21,7 @@
 #include "io/record_batches.hpp"
 #include "kernels/cuda/mem_cuda.hpp"
 #include "mem/mem_output.hpp"
+#include "mem/strand_work.hpp"
 
 namespace hyalign::mem {
 namespace {
@@ -95,36 +96,51 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, boo
 }
 
 // Every batch's strands matched on the run's devices (the hybrid scheduler hands out tiles of
-// queries; with --device auto or all the CPU matches while the GPUs start); the device reports add
-// up over the batches.
+// StrandWork's units; with --device auto or all the CPU matches while the GPUs start); the device
+// reports add up over the batches.
 class DeviceMatcher {
  public:
-  explicit DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices) : devices_(devices) {}
+  DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices, const index::SuffixIndex& index,
+                const MemOptions& options)
+      : devices_(devices), pieces_(index, options.params), threads_(options.threads) {}
 
   // Whether GPUs match from now on: false while the CPU matches as they are set up.
   bool gpus_match() { return devices_.gpus_work(); }
   // Query letters still to match before held GPUs start; none unless they are held.
   std::optional<double> letters_before_gpus_start() const { return devices_.work_before_start(); }
 
-  // The matches of every strand, in pieces sorted by first strand.
-  std::vector<kernels::StrandMatches> match(const BatchStrands& strands, std::size_t queries) {
+  // The matches of every strand, in pieces sorted by first strand. Where the CPU matches the batch,
+  // long strands are cut into pieces; a GPU that joins while it does matches those on its host
+  // thread, and cuts the strands it takes whole into its own items.
+  std::vector<kernels::StrandMatches> match(const BatchStrands& strands) {
     const kernels::StrandSet set = strands.view();
     if (!set.starts.empty())  // the query letters, which start held GPUs once past their bound
       devices_.count_work(static_cast<double>(set.starts.back() - set.starts.front()) / strands.per_query);
-    engine::TileQueue queue(1, 1, queries, kQueriesPerTile);
+    StrandWork work(set, kQueriesPerTile * strands.per_query, gpus_match() ? nullptr : &pieces_, threads_);
+    engine::TileQueue queue(1, 1, work.size(), 1);
     std::vector<kernels::StrandMatches> found;
     std::mutex found_mutex;
     const auto find = [&](kernels::MemKernel& kernel, std::size_t, const engine::WorkTile& tile) {
-      kernels::StrandMatches piece = take_spare();
-      piece.first = tile.first_query * strands.per_query;
-      const std::size_t count = tile.query_count * strands.per_query;
-      kernel.find(set, piece.first, count, piece);
-      const auto letters = static_cast<double>(set.starts[piece.first + count] - set.starts[piece.first]);
-      std::lock_guard lock(found_mutex);
-      found.push_back(std::move(piece));
+      double letters = 0;
+      for (std::size_t u = tile.first_query, end = u + tile.query_count; u < end;) {
+        if (work[u].piece()) {
+          thread_local kernels::MemFinder::Scratch scratch;
+          letters += work.find_piece(u++, scratch);
+          continue;
+        }
+        kernels::StrandMatches piece = take_spare();
+        piece.first = work[u].first_strand;
+        std::size_t count = 0;
+        for (; u < end && !work[u].piece(); ++u) count += work[u].strands;  // one call for consecutive units
+        kernel.find(set, piece.first, count, piece);
+        letters += static_cast<double>(set.starts[piece.first + count] - set.starts[piece.first]);
+        std::lock_guard lock(found_mutex);
+        found.push_back(std::move(piece));
+      }
       return letters;
     };
     engine::add_reports(reports_, devices_.run(queue, nullptr, find, [](std::size_t) {}));
+    work.gather_pieces(found, [&] { return take_spare(); });
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return found;
   }
@@ -152,6 +168,8 @@ class DeviceMatcher {
 
   static constexpr std::size_t kQueriesPerTile = 128;
   engine::StartingDevices<kernels::MemKernel>& devices_;
+  const kernels::MemFinder pieces_;  // matches pieces of long strands
+  const unsigned threads_;
   std::vector<engine::DeviceReport> reports_;
   std::mutex spare_mutex_;
   std::vector<kernels::StrandMatches> spare_;
@@ -406,7 +424,7 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
         if (got && overlap) make_strands(next, options.strands, options.threads, true, next_strands);
         return got;
       });
-      const auto match_current = [&] { return matcher.match(current.strands, current.records.size()); };
+      const auto match_current = [&] { return matcher.match(current.strands); };
       if (overlap) {
         matching = std::async(std::launch::async, match_current);
       } else {
@@ -522,7 +540,7 @@ void run_mem(const MemOptions& given) {
       options.device, options.threads, kernels::make_mem_cpu_kernel(index, options.params),
       [&](auto cpu, const auto& cancelled) { return plan_mem_devices(options, index, std::move(cpu), cancelled); },
       gpu_start.hold_until(kSmallJobLettersPerThread * std::max(1u, options.threads)));
-  DeviceMatcher matcher(devices);
+  DeviceMatcher matcher(devices, index, options);
   const SectionWriter writer(index.reference(),
                              {options.reference_names || index.reference().sequences() > 1,
                               index.reference().longest_name(), options.show_lengths, options.show_substrings,

@@ -1,0 +1,67 @@
+#include "mem/strand_work.hpp"
+
+#include <algorithm>
+
+#include "core/parallel.hpp"
+
+namespace hyalign::mem {
+
+StrandWork::StrandWork(const kernels::StrandSet& set, std::size_t most_strands, const kernels::MemFinder* pieces,
+                       unsigned threads)
+    : set_(set), finder_(pieces) {
+  std::vector<std::size_t> split;  // strands cut into pieces
+  std::size_t unit_letters = 0;
+  for (std::size_t s = 0; s < set.size(); ++s) {
+    const std::size_t length = set.starts[s + 1] - set.starts[s];
+    if (pieces && length > kLettersPerUnit) {
+      add_pieces(s, length, split.size());
+      split.push_back(s);
+    } else {
+      add_whole(s, length, most_strands, unit_letters);
+    }
+  }
+  runs_.resize(split.size());
+  const auto per_strand = static_cast<unsigned>(std::max<std::size_t>(1, threads / std::max<std::size_t>(1, split.size())));
+  parallel_for(split.size(), threads, [&](std::size_t i, unsigned) { runs_[i].find(set.strand(split[i]), per_strand); });
+  piece_matches_.resize(units_.size());
+}
+
+// Strand `strand` in the last unit if that holds whole strands with room for it, else in a new one.
+void StrandWork::add_whole(std::size_t strand, std::size_t letters, std::size_t most_strands,
+                           std::size_t& unit_letters) {
+  if (units_.empty() || units_.back().piece() || units_.back().strands >= most_strands ||
+      unit_letters + letters > kLettersPerUnit) {
+    units_.push_back({strand, 0, {}, 0});
+    unit_letters = 0;
+  }
+  ++units_.back().strands;
+  unit_letters += letters;
+}
+
+// Strand `strand` as pieces of seeds that span about kLettersPerUnit letters each.
+void StrandWork::add_pieces(std::size_t strand, std::size_t length, std::size_t runs) {
+  const std::size_t seeds = finder_->seeds_in(length);
+  const std::size_t per_piece = std::max<std::size_t>(1, kLettersPerUnit / finder_->seed_step());
+  for (std::size_t first = 0; first < seeds; first += per_piece)
+    units_.push_back({strand, 0, {first, std::min(seeds, first + per_piece)}, runs});
+}
+
+double StrandWork::find_piece(std::size_t unit, kernels::MemFinder::Scratch& scratch) {
+  const Unit& u = units_[unit];
+  finder_->find_piece({set_.strand(u.first_strand), &runs_[u.runs]}, u.seeds, piece_matches_[unit], scratch);
+  return static_cast<double>((u.seeds.end - u.seeds.first) * finder_->seed_step());
+}
+
+// The matches of the pieces from `unit` on that belong to its strand, into `out`; `unit` then
+// is the first unit after them.
+void StrandWork::gather_strand(std::size_t& unit, kernels::StrandMatches& out) {
+  const std::size_t strand = units_[unit].first_strand;
+  std::vector<kernels::MemMatch> matches;
+  for (; unit < units_.size() && units_[unit].piece() && units_[unit].first_strand == strand; ++unit) {
+    matches.insert(matches.end(), piece_matches_[unit].begin(), piece_matches_[unit].end());
+    piece_matches_[unit] = {};
+  }
+  kernels::append_strand(matches, finder_->params().kind, out);
+}
+
+}  // namespace hyalign::mem

@@ -1,0 +1,134 @@
+// Long strands cut into pieces of seeds (mem/strand_work.hpp): the pieces' matches, put together,
+// are the whole strand's.
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "index/periodic_runs.hpp"
+#include "index/suffix_index.hpp"
+#include "kernels/mem_kernel.hpp"
+#include "mem/strand_work.hpp"
+#include "test_support.hpp"
+
+namespace hyalign {
+namespace {
+
+using kernels::MemFinder;
+using kernels::MemKind;
+using kernels::MemMatch;
+using kernels::MemParams;
+
+// A query made of the reference's pieces, some mutated, with N runs and homopolymers between them
+// (long shared stretches that run over the pieces' bounds).
+std::string query_of_pieces(std::mt19937& rng, const std::string& reference, std::size_t length) {
+  std::string q;
+  while (q.size() < length) {
+    const std::size_t start = rng() % reference.size(), n = 50 + rng() % 5000;
+    std::string piece = reference.substr(start, n);
+    if (rng() % 2 == 0)
+      for (char& c : piece)
+        if (rng() % 100 == 0) c = "acgt"[rng() % 4];
+    q += piece;
+    if (rng() % 8 == 0) q += std::string(rng() % 3000, "an"[rng() % 2]);
+  }
+  return q;
+}
+
+std::vector<MemMatch> whole_strand(const MemFinder& finder, std::string_view strand) {
+  std::vector<MemMatch> found;
+  finder.find(strand, found);
+  if (finder.params().kind == MemKind::mum) kernels::keep_mums(found);
+  return found;
+}
+
+TEST(MemFinder, PiecesOfSeedsShareOutTheMatches) {
+  std::mt19937 rng(20261128);
+  const std::string reference = test::random_bases(rng, 20000) + std::string(500, 'a');
+  const index::SuffixIndex idx = index::SuffixIndex::build(test::reference_of({reference, reference.substr(3000, 900)}), 1);
+  for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference})
+    for (std::uint32_t min_length : {5u, 20u, 31u})
+      for (bool bases_only : {false, true}) {
+        const MemFinder finder(idx, MemParams{kind, min_length, bases_only});
+        MemFinder::Scratch scratch;
+        for (int round = 0; round < 20; ++round) {
+          const std::string query = query_of_pieces(rng, reference, rng() % 6000);
+          index::PeriodicRuns runs;
+          runs.find(query);
+          const std::size_t seeds = finder.seeds_in(query.size());
+          std::vector<MemMatch> together, piece;
+          for (std::size_t first = 0; first < seeds;) {
+            const std::size_t end = std::min(seeds, first + 1 + rng() % 200);
+            finder.find_piece({query, &runs}, {first, end}, piece, scratch);
+            together.insert(together.end(), piece.begin(), piece.end());
+            first = end;
+          }
+          std::vector<MemMatch> whole;
+          finder.find(query, whole);
+          ASSERT_EQ(together, whole) << "kind " << static_cast<int>(kind) << " -l " << min_length
+                                     << (bases_only ? " -n" : "") << " round " << round;
+        }
+      }
+}
+
+// Every unit of a batch matched, the way mem's DeviceMatcher does, one strand's matches after
+// another.
+std::vector<std::vector<MemMatch>> match_units(mem::StrandWork& work, const MemFinder& finder,
+                                               const kernels::StrandSet& set) {
+  std::vector<kernels::StrandMatches> found;
+  MemFinder::Scratch scratch;
+  for (std::size_t u = 0; u < work.size(); ++u) {
+    if (work[u].piece()) {
+      work.find_piece(u, scratch);
+      continue;
+    }
+    kernels::StrandMatches whole;
+    whole.first = work[u].first_strand;
+    kernels::find_on_cpu(finder, set, whole.first, work[u].strands, whole);
+    found.push_back(std::move(whole));
+  }
+  work.gather_pieces(found, [] { return kernels::StrandMatches{}; });
+  std::vector<std::vector<MemMatch>> by_strand(set.size());
+  std::vector<bool> seen(set.size(), false);
+  for (const auto& f : found)
+    for (std::size_t s = f.first; s < f.first + f.count(); ++s) {
+      EXPECT_FALSE(seen[s]) << "strand " << s << " in two units";
+      seen[s] = true;
+      const auto m = f.of(s);
+      by_strand[s].assign(m.begin(), m.end());
+    }
+  for (std::size_t s = 0; s < set.size(); ++s) EXPECT_TRUE(seen[s]) << "strand " << s << " in no unit";
+  return by_strand;
+}
+
+TEST(StrandWork, LongStrandsInPiecesMatchAsWholeOnes) {
+  std::mt19937 rng(28);
+  const std::string reference = test::random_bases(rng, 300000);
+  const index::SuffixIndex idx = index::SuffixIndex::build(test::reference_of({reference}), 2);
+  std::vector<std::string> strands = {query_of_pieces(rng, reference, 700000), "acgt", test::random_bases(rng, 300),
+                                      query_of_pieces(rng, reference, mem::StrandWork::kLettersPerUnit + 1),
+                                      query_of_pieces(rng, reference, 200000), query_of_pieces(rng, reference, 100000),
+                                      ""};
+  std::string letters;
+  std::vector<std::uint64_t> starts{0};
+  for (const std::string& s : strands) {
+    letters += s;
+    starts.push_back(letters.size());
+  }
+  const kernels::StrandSet set{letters, starts};
+  for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference, MemKind::mum}) {
+    const MemFinder finder(idx, MemParams{kind, 20, false});
+    for (const bool pieces : {true, false}) {
+      mem::StrandWork work(set, 3, pieces ? &finder : nullptr, 2);
+      std::size_t piece_units = 0;
+      for (std::size_t u = 0; u < work.size(); ++u) piece_units += work[u].piece();
+      EXPECT_EQ(piece_units > 0, pieces);
+      const auto by_strand = match_units(work, finder, set);
+      for (std::size_t s = 0; s < strands.size(); ++s)
+        ASSERT_EQ(by_strand[s], whole_strand(finder, strands[s])) << "kind " << static_cast<int>(kind) << " strand " << s;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hyalign
