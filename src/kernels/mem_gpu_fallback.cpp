@@ -4,10 +4,10 @@
 #include <string>
 
 #include "core/log.hpp"
-#include "core/parallel.hpp"
 #include "engine/devices.hpp"
 #include "kernels/cuda/mem_cuda.hpp"
 #include "kernels/mem_kernel.hpp"
+#include "kernels/mem_strand_work.hpp"
 
 namespace hyalign::kernels {
 namespace {
@@ -18,7 +18,7 @@ class FallbackMemKernel final : public MemKernel {
                     unsigned cpu_threads)
       : finder_(index, params), name_(engine::use_gpu(device)), cpu_threads_(cpu_threads) {
     try {
-      gpu_ = cuda::make_mem_gpu_kernel(device, index, params, memory_limit);
+      gpu_ = cuda::make_mem_gpu_kernel(device, index, params, memory_limit, cpu_threads);
       name_ = gpu_->name();
     } catch (const std::exception& e) {
       give_up(e.what());
@@ -40,25 +40,10 @@ class FallbackMemKernel final : public MemKernel {
         give_up(e.what());
       }
     }
-    find_on_cpu_in_parallel(strands, first, count, out);
+    find_on_cpu_in_parallel(finder_, strands, first, count, cpu_threads_, out);  // a run may have no other CPU workers
   }
 
  private:
-  // The GPU's work on `cpu_threads_` threads: a run may have no other CPU workers.
-  void find_on_cpu_in_parallel(const StrandSet& strands, std::size_t first, std::size_t count, StrandMatches& out) {
-    constexpr std::size_t kStrandsPerPart = 256;
-    std::vector<StrandMatches> parts((count + kStrandsPerPart - 1) / kStrandsPerPart);
-    parallel_for(parts.size(), cpu_threads_, [&](std::size_t p, unsigned) {
-      parts[p].first = first + p * kStrandsPerPart;
-      find_on_cpu(finder_, strands, parts[p].first, std::min(kStrandsPerPart, count - p * kStrandsPerPart), parts[p]);
-    });
-    for (const StrandMatches& part : parts) {
-      const std::size_t base = out.matches.size();
-      out.matches.insert(out.matches.end(), part.matches.begin(), part.matches.end());
-      for (std::size_t i = 1; i < part.offsets.size(); ++i) out.offsets.push_back(base + part.offsets[i]);
-    }
-  }
-
   void give_up(const std::string& why) {
     log_warning("{} failed ({}): its share of the queries is matched on the CPU", name_, why);
     if (gpu_) gpu_seconds_ = gpu_->device_seconds();

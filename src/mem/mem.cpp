@@ -21,7 +21,7 @@
 #include "io/record_batches.hpp"
 #include "kernels/cuda/mem_cuda.hpp"
 #include "mem/mem_output.hpp"
-#include "mem/strand_work.hpp"
+#include "kernels/mem_strand_work.hpp"
 
 namespace hyalign::mem {
 namespace {
@@ -96,8 +96,8 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, boo
 }
 
 // Every batch's strands matched on the run's devices (the hybrid scheduler hands out tiles of
-// StrandWork's units; with --device auto or all the CPU matches while the GPUs start); the device
-// reports add up over the batches.
+// StrandWork's units; with --device auto or all the CPU matches while the GPUs start); the
+// device reports add up over the batches.
 class DeviceMatcher {
  public:
   DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices, const index::SuffixIndex& index,
@@ -116,7 +116,8 @@ class DeviceMatcher {
     const kernels::StrandSet set = strands.view();
     if (!set.starts.empty())  // the query letters, which start held GPUs once past their bound
       devices_.count_work(static_cast<double>(set.starts.back() - set.starts.front()) / strands.per_query);
-    StrandWork work(set, kQueriesPerTile * strands.per_query, gpus_match() ? nullptr : &pieces_, threads_);
+    kernels::StrandWork work(set, 0, set.size(), kQueriesPerTile * strands.per_query, gpus_match() ? nullptr : &pieces_,
+                             threads_);
     engine::TileQueue queue(1, 1, work.size(), 1);
     std::vector<kernels::StrandMatches> found;
     std::mutex found_mutex;

@@ -1,4 +1,4 @@
-// Long strands cut into pieces of seeds (mem/strand_work.hpp): the pieces' matches, put together,
+// Long strands cut into pieces of seeds (kernels/mem_strand_work.hpp): the pieces' matches, put together,
 // are the whole strand's.
 #include <random>
 #include <string>
@@ -8,7 +8,7 @@
 #include "index/periodic_runs.hpp"
 #include "index/suffix_index.hpp"
 #include "kernels/mem_kernel.hpp"
-#include "mem/strand_work.hpp"
+#include "kernels/mem_strand_work.hpp"
 #include "test_support.hpp"
 
 namespace hyalign {
@@ -73,7 +73,7 @@ TEST(MemFinder, PiecesOfSeedsShareOutTheMatches) {
 
 // Every unit of a batch matched, the way mem's DeviceMatcher does, one strand's matches after
 // another.
-std::vector<std::vector<MemMatch>> match_units(mem::StrandWork& work, const MemFinder& finder,
+std::vector<std::vector<MemMatch>> match_units(kernels::StrandWork& work, const MemFinder& finder,
                                                const kernels::StrandSet& set) {
   std::vector<kernels::StrandMatches> found;
   MemFinder::Scratch scratch;
@@ -106,7 +106,7 @@ TEST(StrandWork, LongStrandsInPiecesMatchAsWholeOnes) {
   const std::string reference = test::random_bases(rng, 300000);
   const index::SuffixIndex idx = index::SuffixIndex::build(test::reference_of({reference}), 2);
   std::vector<std::string> strands = {query_of_pieces(rng, reference, 700000), "acgt", test::random_bases(rng, 300),
-                                      query_of_pieces(rng, reference, mem::StrandWork::kLettersPerUnit + 1),
+                                      query_of_pieces(rng, reference, kernels::StrandWork::kLettersPerUnit + 1),
                                       query_of_pieces(rng, reference, 200000), query_of_pieces(rng, reference, 100000),
                                       ""};
   std::string letters;
@@ -119,13 +119,24 @@ TEST(StrandWork, LongStrandsInPiecesMatchAsWholeOnes) {
   for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference, MemKind::mum}) {
     const MemFinder finder(idx, MemParams{kind, 20, false});
     for (const bool pieces : {true, false}) {
-      mem::StrandWork work(set, 3, pieces ? &finder : nullptr, 2);
+      kernels::StrandWork work(set, 0, set.size(), 3, pieces ? &finder : nullptr, 2);
       std::size_t piece_units = 0;
       for (std::size_t u = 0; u < work.size(); ++u) piece_units += work[u].piece();
       EXPECT_EQ(piece_units > 0, pieces);
       const auto by_strand = match_units(work, finder, set);
       for (std::size_t s = 0; s < strands.size(); ++s)
         ASSERT_EQ(by_strand[s], whole_strand(finder, strands[s])) << "kind " << static_cast<int>(kind) << " strand " << s;
+    }
+    for (const unsigned threads : {1u, 3u}) {  // a range of the strands, as a GPU kernel leaves them to the CPU
+      kernels::StrandMatches out;
+      out.first = 2;
+      kernels::find_on_cpu_in_parallel(finder, set, 2, 4, threads, out);
+      ASSERT_EQ(out.count(), 4u);
+      for (std::size_t s = 2; s < 6; ++s) {
+        const auto found = out.of(s);
+        ASSERT_EQ(std::vector<MemMatch>(found.begin(), found.end()), whole_strand(finder, strands[s]))
+            << "kind " << static_cast<int>(kind) << " strand " << s << " threads " << threads;
+      }
     }
   }
 }

@@ -21,7 +21,7 @@ std::string extend_gpu_unsupported_reason(const ExtendScoring&) { return engine:
 std::unique_ptr<ExtendKernel> make_extend_gpu_kernel(int, const ExtendScoring&) { return nullptr; }
 std::size_t mem_gpu_bytes_beside_suffix_array(const index::SuffixIndex&) { return 0; }
 std::string mem_gpu_unsupported_reason(const index::SuffixIndex&, std::size_t) { return engine::gpu_unavailable_reason(); }
-std::unique_ptr<MemKernel> make_mem_gpu_kernel(int, const index::SuffixIndex&, MemParams, std::size_t) {
+std::unique_ptr<MemKernel> make_mem_gpu_kernel(int, const index::SuffixIndex&, MemParams, std::size_t, unsigned) {
   throw std::runtime_error(engine::gpu_unavailable_reason());
 }
 

@@ -38,6 +38,7 @@
 #include "index/sa_pieces.hpp"
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/mem_cuda.hpp"
+#include "kernels/mem_strand_work.hpp"
 #include "kernels/cuda/suffix_search.cuh"
 
 namespace hyalign::kernels::cuda {
@@ -462,8 +463,10 @@ std::size_t usable_bytes(std::size_t free_bytes, std::size_t memory_limit) {
 
 class MemGpuKernel final : public MemKernel {
  public:
-  MemGpuKernel(int device, const index::SuffixIndex& index, MemParams params, std::size_t memory_limit)
-      : device_(current_device(device)), index_(index), finder_(index, params), params_(params) {
+  MemGpuKernel(int device, const index::SuffixIndex& index, MemParams params, std::size_t memory_limit,
+               unsigned cpu_threads)
+      : device_(current_device(device)), index_(index), finder_(index, params), cpu_threads_(cpu_threads),
+        params_(params) {
     name_ = engine::use_gpu(device);
     split_suffix_array(memory_limit);
     const std::string_view text = index.text();
@@ -577,7 +580,7 @@ class MemGpuKernel final : public MemKernel {
         // After the strands before it.
         if (slices_[turn ^ 1].busy) collect(slices_[turn ^ 1], pass, out);
         if (pass == Pass::find) {
-          if (cpu_long) find_on_cpu(finder_, strands, next, 1, out);
+          if (cpu_long) find_on_cpu_in_parallel(finder_, strands, next, 1, cpu_threads_, out);
           else out.offsets.push_back(out.matches.size());
         }
         ++next;
@@ -829,7 +832,8 @@ class MemGpuKernel final : public MemKernel {
 
   int device_;
   const index::SuffixIndex& index_;
-  MemFinder finder_;  // strands the GPU leaves to the CPU
+  MemFinder finder_;  // strands the GPU leaves to the CPU, on cpu_threads_ threads
+  unsigned cpu_threads_;
   index::PeriodicRuns stretches_;  // of the strand gpu_takes looks at
   MemParams params_;
   std::string name_;
@@ -863,8 +867,8 @@ std::string mem_gpu_unsupported_reason(const index::SuffixIndex& index, std::siz
 }
 
 std::unique_ptr<MemKernel> make_mem_gpu_kernel(int device, const index::SuffixIndex& index, MemParams params,
-                                               std::size_t memory_limit) {
-  return std::make_unique<MemGpuKernel>(device, index, params, memory_limit);
+                                               std::size_t memory_limit, unsigned cpu_threads) {
+  return std::make_unique<MemGpuKernel>(device, index, params, memory_limit, cpu_threads);
 }
 
 }  // namespace hyalign::kernels::cuda

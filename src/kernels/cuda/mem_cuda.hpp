@@ -20,8 +20,9 @@ std::string mem_gpu_unsupported_reason(const index::SuffixIndex& index, std::siz
 // whole, or in pieces swapped in turn when it does not fit (in what the GPU has free, or in
 // `memory_limit` bytes when that is less; 0: no limit). Throws (std::runtime_error) when even
 // pieces do not fit or the GPU fails; so does find(), after which the caller finds those strands
-// elsewhere (make_mem_kernel_with_fallback).
+// elsewhere (make_mem_kernel_with_fallback). Strands the GPU leaves to the CPU are matched on
+// `cpu_threads` threads.
 std::unique_ptr<MemKernel> make_mem_gpu_kernel(int device, const index::SuffixIndex& index, MemParams params,
-                                               std::size_t memory_limit = 0);
+                                               std::size_t memory_limit = 0, unsigned cpu_threads = 1);
 
 }  // namespace hyalign::kernels::cuda

@@ -1,17 +1,17 @@
-#include "mem/strand_work.hpp"
+#include "kernels/mem_strand_work.hpp"
 
 #include <algorithm>
 
 #include "core/parallel.hpp"
 
-namespace hyalign::mem {
+namespace hyalign::kernels {
 
-StrandWork::StrandWork(const kernels::StrandSet& set, std::size_t most_strands, const kernels::MemFinder* pieces,
-                       unsigned threads)
+StrandWork::StrandWork(const StrandSet& set, std::size_t first, std::size_t count, std::size_t most_strands,
+                       const MemFinder* pieces, unsigned threads)
     : set_(set), finder_(pieces) {
   std::vector<std::size_t> split;  // strands cut into pieces
   std::size_t unit_letters = 0;
-  for (std::size_t s = 0; s < set.size(); ++s) {
+  for (std::size_t s = first; s < first + count; ++s) {
     const std::size_t length = set.starts[s + 1] - set.starts[s];
     if (pieces && length > kLettersPerUnit) {
       add_pieces(s, length, split.size());
@@ -46,7 +46,7 @@ void StrandWork::add_pieces(std::size_t strand, std::size_t length, std::size_t 
     units_.push_back({strand, 0, {first, std::min(seeds, first + per_piece)}, runs});
 }
 
-double StrandWork::find_piece(std::size_t unit, kernels::MemFinder::Scratch& scratch) {
+double StrandWork::find_piece(std::size_t unit, MemFinder::Scratch& scratch) {
   const Unit& u = units_[unit];
   finder_->find_piece({set_.strand(u.first_strand), &runs_[u.runs]}, u.seeds, piece_matches_[unit], scratch);
   return static_cast<double>((u.seeds.end - u.seeds.first) * finder_->seed_step());
@@ -54,14 +54,38 @@ double StrandWork::find_piece(std::size_t unit, kernels::MemFinder::Scratch& scr
 
 // The matches of the pieces from `unit` on that belong to its strand, into `out`; `unit` then
 // is the first unit after them.
-void StrandWork::gather_strand(std::size_t& unit, kernels::StrandMatches& out) {
+void StrandWork::gather_strand(std::size_t& unit, StrandMatches& out) {
   const std::size_t strand = units_[unit].first_strand;
-  std::vector<kernels::MemMatch> matches;
+  std::vector<MemMatch> matches;
   for (; unit < units_.size() && units_[unit].piece() && units_[unit].first_strand == strand; ++unit) {
     matches.insert(matches.end(), piece_matches_[unit].begin(), piece_matches_[unit].end());
     piece_matches_[unit] = {};
   }
-  kernels::append_strand(matches, finder_->params().kind, out);
+  append_strand(matches, finder_->params().kind, out);
 }
 
-}  // namespace hyalign::mem
+void find_on_cpu_in_parallel(const MemFinder& finder, const StrandSet& strands, std::size_t first, std::size_t count,
+                             unsigned threads, StrandMatches& out) {
+  constexpr std::size_t kStrandsPerUnit = 256;
+  StrandWork work(strands, first, count, kStrandsPerUnit, &finder, threads);
+  std::vector<StrandMatches> found(work.size());  // the whole strands' units'
+  parallel_for(work.size(), threads, [&](std::size_t u, unsigned) {
+    thread_local MemFinder::Scratch scratch;
+    if (work[u].piece()) {
+      work.find_piece(u, scratch);
+      return;
+    }
+    found[u].first = work[u].first_strand;
+    find_on_cpu(finder, strands, found[u].first, work[u].strands, found[u]);
+  });
+  std::erase_if(found, [](const StrandMatches& f) { return f.count() == 0; });
+  work.gather_pieces(found, [] { return StrandMatches{}; });
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const StrandMatches& part : found) {
+    const std::size_t base = out.matches.size();
+    out.matches.insert(out.matches.end(), part.matches.begin(), part.matches.end());
+    for (std::size_t i = 1; i < part.offsets.size(); ++i) out.offsets.push_back(base + part.offsets[i]);
+  }
+}
+
+}  // namespace hyalign::kernels

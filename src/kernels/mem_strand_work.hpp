@@ -1,0 +1,73 @@
+#pragma once
+// Strands cut into units of work for several threads: runs of whole strands of about
+// kLettersPerUnit letters (and at most a given number of strands), and, where the CPU matches,
+// pieces of consecutive seeds of each strand longer than that. A GPU cuts a long strand into items
+// of its own; without pieces a chromosome would be matched on one core, and a draft assembly's
+// contigs on a few.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "index/periodic_runs.hpp"
+#include "kernels/mem_kernel.hpp"
+
+namespace hyalign::kernels {
+
+class StrandWork {
+ public:
+  // About 25 ms of matching on a core (10 M letters a second).
+  static constexpr std::size_t kLettersPerUnit = std::size_t{1} << 18;
+
+  struct Unit {
+    std::size_t first_strand = 0, strands = 0;  // whole strands [first_strand, first_strand + strands)
+    MemFinder::SeedRange seeds;        // or, for a piece (strands == 0), these seeds of first_strand
+    std::size_t runs = 0;                       // a piece's strand's periodic stretches in runs_
+    bool piece() const { return strands == 0; }
+  };
+
+  // The units of strands [first, first + count) of `set`, whole strands at most `most_strands` a
+  // unit; pieces of the long strands with `pieces` (the finder that matches them; their stretches
+  // are found on `threads` threads).
+  StrandWork(const StrandSet& set, std::size_t first, std::size_t count, std::size_t most_strands,
+             const MemFinder* pieces, unsigned threads);
+
+  std::size_t size() const { return units_.size(); }
+  const Unit& operator[](std::size_t unit) const { return units_[unit]; }
+  // Matches the piece `unit` on the calling thread; returns its letters. Several threads may call
+  // it at once, each for other units.
+  double find_piece(std::size_t unit, MemFinder::Scratch& scratch);
+  // Appends each strand cut into pieces to `found` as one strand's matches, in order and with
+  // -mum's rule applied over the whole strand, taking the memory from `make()` (an empty piece).
+  template <typename Make>
+  void gather_pieces(std::vector<StrandMatches>& found, Make&& make) {
+    for (std::size_t u = 0; u < units_.size();) {
+      if (!units_[u].piece()) {
+        ++u;
+        continue;
+      }
+      StrandMatches strand = make();
+      strand.first = units_[u].first_strand;
+      gather_strand(u, strand);
+      found.push_back(std::move(strand));
+    }
+  }
+
+ private:
+  void add_whole(std::size_t strand, std::size_t letters, std::size_t most_strands, std::size_t& unit_letters);
+  void add_pieces(std::size_t strand, std::size_t length, std::size_t runs);
+  void gather_strand(std::size_t& unit, StrandMatches& out);
+
+  StrandSet set_;
+  const MemFinder* finder_;
+  std::vector<Unit> units_;
+  std::vector<index::PeriodicRuns> runs_;
+  std::vector<std::vector<MemMatch>> piece_matches_;  // by unit, written by the unit's worker
+};
+
+// The matches of strands [first, first + count) with `finder` on `threads` threads, long strands
+// in pieces, appended to `out` (whose `first` the caller set): the CPU's share of a GPU kernel's
+// work, where the CPU has no workers of its own.
+void find_on_cpu_in_parallel(const MemFinder& finder, const StrandSet& strands, std::size_t first, std::size_t count,
+                             unsigned threads, StrandMatches& out);
+
+}  // namespace hyalign::kernels
