@@ -46,10 +46,25 @@ void StrandWork::add_pieces(std::size_t strand, std::size_t length, std::size_t 
     units_.push_back({strand, 0, {first, std::min(seeds, first + per_piece)}, runs});
 }
 
-double StrandWork::find_piece(std::size_t unit, MemFinder::Scratch& scratch) {
+double StrandWork::find_pieces(std::size_t first, std::size_t end, unsigned threads) {
+  if (threads <= 1) {
+    double letters = 0;
+    for (std::size_t u = first; u < end; ++u) letters += units_[u].piece() ? find_piece(u) : 0;
+    return letters;
+  }
+  parallel_for(end - first, threads, [&](std::size_t i, unsigned) {
+    if (units_[first + i].piece()) find_piece(first + i);
+  });
+  double letters = 0;
+  for (std::size_t u = first; u < end; ++u) letters += units_[u].piece() ? piece_letters(u) : 0;
+  return letters;
+}
+
+double StrandWork::find_piece(std::size_t unit) {
+  thread_local MemFinder::Scratch scratch;
   const Unit& u = units_[unit];
   finder_->find_piece({set_.strand(u.first_strand), &runs_[u.runs]}, u.seeds, piece_matches_[unit], scratch);
-  return static_cast<double>((u.seeds.end - u.seeds.first) * finder_->seed_step());
+  return piece_letters(unit);
 }
 
 // The matches of the pieces from `unit` on that belong to its strand, into `out`; `unit` then
@@ -70,9 +85,8 @@ void find_on_cpu_in_parallel(const MemFinder& finder, const StrandSet& strands, 
   StrandWork work(strands, first, count, kStrandsPerUnit, &finder, threads);
   std::vector<StrandMatches> found(work.size());  // the whole strands' units'
   parallel_for(work.size(), threads, [&](std::size_t u, unsigned) {
-    thread_local MemFinder::Scratch scratch;
     if (work[u].piece()) {
-      work.find_piece(u, scratch);
+      work.find_pieces(u, u + 1, 1);
       return;
     }
     found[u].first = work[u].first_strand;

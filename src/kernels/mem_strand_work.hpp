@@ -33,9 +33,9 @@ class StrandWork {
 
   std::size_t size() const { return units_.size(); }
   const Unit& operator[](std::size_t unit) const { return units_[unit]; }
-  // Matches the piece `unit` on the calling thread; returns its letters. Several threads may call
-  // it at once, each for other units.
-  double find_piece(std::size_t unit, MemFinder::Scratch& scratch);
+  // Matches the pieces among units [first, end) on `threads` threads; returns their letters.
+  // Several threads may call it at once, each for other units.
+  double find_pieces(std::size_t first, std::size_t end, unsigned threads);
   // Appends each strand cut into pieces to `found` as one strand's matches, in order and with
   // -mum's rule applied over the whole strand, taking the memory from `make()` (an empty piece).
   template <typename Make>
@@ -55,6 +55,10 @@ class StrandWork {
  private:
   void add_whole(std::size_t strand, std::size_t letters, std::size_t most_strands, std::size_t& unit_letters);
   void add_pieces(std::size_t strand, std::size_t length, std::size_t runs);
+  double find_piece(std::size_t unit);
+  double piece_letters(std::size_t unit) const {
+    return static_cast<double>((units_[unit].seeds.end - units_[unit].seeds.first) * finder_->seed_step());
+  }
   void gather_strand(std::size_t& unit, StrandMatches& out);
 
   StrandSet set_;

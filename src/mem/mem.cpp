@@ -110,8 +110,7 @@ class DeviceMatcher {
   std::optional<double> letters_before_gpus_start() const { return devices_.work_before_start(); }
 
   // The matches of every strand, in pieces sorted by first strand. Where the CPU matches the batch,
-  // long strands are cut into pieces; a GPU that joins while it does matches those on its host
-  // thread, and cuts the strands it takes whole into its own items.
+  // long strands are cut into pieces; a GPU cuts the strands it takes whole into its own items.
   std::vector<kernels::StrandMatches> match(const BatchStrands& strands) {
     const kernels::StrandSet set = strands.view();
     if (!set.starts.empty())  // the query letters, which start held GPUs once past their bound
@@ -125,8 +124,12 @@ class DeviceMatcher {
       double letters = 0;
       for (std::size_t u = tile.first_query, end = u + tile.query_count; u < end;) {
         if (work[u].piece()) {
-          thread_local kernels::MemFinder::Scratch scratch;
-          letters += work.find_piece(u++, scratch);
+          const std::size_t first = u;
+          while (u < end && work[u].piece()) ++u;
+          // A CPU worker matches its pieces itself. A GPU worker that joined as the CPU matched
+          // (the pieces were cut for the CPU) matches them on every thread: the early CPU workers
+          // have stopped.
+          letters += work.find_pieces(first, u, &kernel == &devices_.cpu() ? 1 : threads_);
           continue;
         }
         kernels::StrandMatches piece = take_spare();

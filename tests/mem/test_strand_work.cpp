@@ -76,10 +76,12 @@ TEST(MemFinder, PiecesOfSeedsShareOutTheMatches) {
 std::vector<std::vector<MemMatch>> match_units(kernels::StrandWork& work, const MemFinder& finder,
                                                const kernels::StrandSet& set) {
   std::vector<kernels::StrandMatches> found;
-  MemFinder::Scratch scratch;
   for (std::size_t u = 0; u < work.size(); ++u) {
     if (work[u].piece()) {
-      work.find_piece(u, scratch);
+      std::size_t end = u + 1;
+      while (end < work.size() && work[end].piece()) ++end;
+      work.find_pieces(u, end, 1 + static_cast<unsigned>(u % 3));  // one thread, or several
+      u = end - 1;
       continue;
     }
     kernels::StrandMatches whole;
