@@ -30,7 +30,8 @@ void add_mem_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "mem",
       "Maximal exact matches of queries against a reference, as MUMmer 3.23's mummer (same options and output; "
-      "the matches of a section are printed sorted by query position, reference position and length)");
+      "the matches of a section are printed sorted by query position, reference position and length; under -mum by "
+      "reference position, as mummer prints them)");
   auto options = std::make_shared<mem::MemOptions>();
   auto threads = std::make_shared<unsigned>(0);
   auto device = std::make_shared<std::string>("auto");

@@ -53,7 +53,8 @@ std::uint32_t MemFinder::extend_left(std::string_view query, std::size_t q, std:
                                      std::uint32_t most) const {
   const std::string_view text = index_.text();
   most = static_cast<std::uint32_t>(std::min<std::uint64_t>({most, q, t}));
-  if (!params_.bases_only) return static_cast<std::uint32_t>(index::equal_bytes_before(query.data() + q, text.data() + t, most));
+  if (!params_.bases_only)
+    return static_cast<std::uint32_t>(index::equal_bytes_before(query.data() + q, text.data() + t, most));
   std::uint32_t n = 0;
   while (n < most && letters_match(query[q - n - 1], text[t - n - 1])) ++n;
   return n;
@@ -274,6 +275,14 @@ void merge_piece_matches(std::span<const StrandMatches> pieces, MemKind kind, St
     sort_matches(strand);
     append_strand(strand, kind, out);
   }
+}
+
+void order_for_output(MemKind kind, StrandMatches& matches) {
+  if (kind != MemKind::mum) return;
+  for (std::size_t i = 0; i < matches.count(); ++i)
+    std::sort(matches.matches.begin() + static_cast<std::ptrdiff_t>(matches.offsets[i]),
+              matches.matches.begin() + static_cast<std::ptrdiff_t>(matches.offsets[i + 1]),
+              [](const MemMatch& a, const MemMatch& b) { return a.ref_pos < b.ref_pos; });
 }
 
 void find_on_cpu(const MemFinder& finder, const StrandSet& strands, std::size_t first, std::size_t count,

@@ -34,7 +34,8 @@ struct MemMatch {
   friend bool operator==(const MemMatch&, const MemMatch&) = default;
 };
 
-// Sorts matches by query position, then reference offset, then length: the order hyalign prints.
+// Sorts matches by query position, then reference offset, then length: the order the kernels
+// return, and the order hyalign prints but under -mum.
 void sort_matches(std::vector<MemMatch>& matches);
 
 // Seeds of k letters at every s-th query position (k + s - 1 = min_length, so every match of at
@@ -106,7 +107,8 @@ class MemFinder {
 
  private:
   void look_up_seeds(std::string_view query, SeedRange seeds, Scratch& scratch) const;
-  void find_at_seeds(index::RunString query, Scratch& scratch, const SeedMarks* repeated, std::vector<MemMatch>& out) const;
+  void find_at_seeds(index::RunString query, Scratch& scratch, const SeedMarks* repeated,
+                     std::vector<MemMatch>& out) const;
   index::SaInterval rows_in_piece(std::string_view pattern, long code) const;
   void find_at_seed(index::RunString query, const Seed& seed, bool repeated, Scratch& scratch,
                     std::vector<MemMatch>& out) const;
@@ -171,6 +173,10 @@ void append_strand(std::vector<MemMatch>& matches, MemKind kind, StrandMatches& 
 // not applied), merged strand by strand into `out` (whose `first` the caller set): sorted, and
 // -mum's rule applied over all of a strand's matches when `kind` asks for it.
 void merge_piece_matches(std::span<const StrandMatches> pieces, MemKind kind, StrandMatches& out);
+
+// Under -mum, each strand's matches in MUMmer 3.23's printed order: by reference offset (no two
+// of a strand's MUMs start at one offset). Other kinds keep the kernels' order.
+void order_for_output(MemKind kind, StrandMatches& matches);
 
 std::unique_ptr<MemKernel> make_mem_cpu_kernel(const index::SuffixIndex& index, MemParams params);
 

@@ -21,8 +21,10 @@ StrandWork::StrandWork(const StrandSet& set, std::size_t first, std::size_t coun
     }
   }
   runs_.resize(split.size());
-  const auto per_strand = static_cast<unsigned>(std::max<std::size_t>(1, threads / std::max<std::size_t>(1, split.size())));
-  parallel_for(split.size(), threads, [&](std::size_t i, unsigned) { runs_[i].find(set.strand(split[i]), per_strand); });
+  const std::size_t strands_split = std::max<std::size_t>(1, split.size());
+  const auto per_strand = static_cast<unsigned>(std::max<std::size_t>(1, threads / strands_split));
+  parallel_for(split.size(), threads,
+               [&](std::size_t i, unsigned) { runs_[i].find(set.strand(split[i]), per_strand); });
   piece_matches_.resize(units_.size());
 }
 
@@ -47,24 +49,20 @@ void StrandWork::add_pieces(std::size_t strand, std::size_t length, std::size_t 
 }
 
 double StrandWork::find_pieces(std::size_t first, std::size_t end, unsigned threads) {
-  if (threads <= 1) {
-    double letters = 0;
-    for (std::size_t u = first; u < end; ++u) letters += units_[u].piece() ? find_piece(u) : 0;
-    return letters;
-  }
   parallel_for(end - first, threads, [&](std::size_t i, unsigned) {
     if (units_[first + i].piece()) find_piece(first + i);
   });
   double letters = 0;
-  for (std::size_t u = first; u < end; ++u) letters += units_[u].piece() ? piece_letters(u) : 0;
+  for (std::size_t u = first; u < end; ++u)
+    if (units_[u].piece())
+      letters += static_cast<double>((units_[u].seeds.end - units_[u].seeds.first) * finder_->seed_step());
   return letters;
 }
 
-double StrandWork::find_piece(std::size_t unit) {
+void StrandWork::find_piece(std::size_t unit) {
   thread_local MemFinder::Scratch scratch;
   const Unit& u = units_[unit];
   finder_->find_piece({set_.strand(u.first_strand), &runs_[u.runs]}, u.seeds, piece_matches_[unit], scratch);
-  return piece_letters(unit);
 }
 
 // The matches of the pieces from `unit` on that belong to its strand, into `out`; `unit` then

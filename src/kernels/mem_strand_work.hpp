@@ -20,7 +20,7 @@ class StrandWork {
 
   struct Unit {
     std::size_t first_strand = 0, strands = 0;  // whole strands [first_strand, first_strand + strands)
-    MemFinder::SeedRange seeds;        // or, for a piece (strands == 0), these seeds of first_strand
+    MemFinder::SeedRange seeds;                 // or, for a piece (strands == 0), these seeds of first_strand
     std::size_t runs = 0;                       // a piece's strand's periodic stretches in runs_
     bool piece() const { return strands == 0; }
   };
@@ -55,10 +55,7 @@ class StrandWork {
  private:
   void add_whole(std::size_t strand, std::size_t letters, std::size_t most_strands, std::size_t& unit_letters);
   void add_pieces(std::size_t strand, std::size_t length, std::size_t runs);
-  double find_piece(std::size_t unit);
-  double piece_letters(std::size_t unit) const {
-    return static_cast<double>((units_[unit].seeds.end - units_[unit].seeds.first) * finder_->seed_step());
-  }
+  void find_piece(std::size_t unit);
   void gather_strand(std::size_t& unit, StrandMatches& out);
 
   StrandSet set_;

@@ -45,7 +45,8 @@ std::vector<MemMatch> whole_strand(const MemFinder& finder, std::string_view str
 TEST(MemFinder, PiecesOfSeedsShareOutTheMatches) {
   std::mt19937 rng(20261128);
   const std::string reference = test::random_bases(rng, 20000) + std::string(500, 'a');
-  const index::SuffixIndex idx = index::SuffixIndex::build(test::reference_of({reference, reference.substr(3000, 900)}), 1);
+  const index::SuffixIndex idx =
+      index::SuffixIndex::build(test::reference_of({reference, reference.substr(3000, 900)}), 1);
   for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference})
     for (std::uint32_t min_length : {5u, 20u, 31u})
       for (bool bases_only : {false, true}) {
@@ -127,7 +128,8 @@ TEST(StrandWork, LongStrandsInPiecesMatchAsWholeOnes) {
       EXPECT_EQ(piece_units > 0, pieces);
       const auto by_strand = match_units(work, finder, set);
       for (std::size_t s = 0; s < strands.size(); ++s)
-        ASSERT_EQ(by_strand[s], whole_strand(finder, strands[s])) << "kind " << static_cast<int>(kind) << " strand " << s;
+        ASSERT_EQ(by_strand[s], whole_strand(finder, strands[s]))
+            << "kind " << static_cast<int>(kind) << " strand " << s;
     }
     for (const unsigned threads : {1u, 3u}) {  // a range of the strands, as a GPU kernel leaves them to the CPU
       kernels::StrandMatches out;

@@ -38,8 +38,8 @@
 #include "index/sa_pieces.hpp"
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/mem_cuda.hpp"
-#include "kernels/mem_strand_work.hpp"
 #include "kernels/cuda/suffix_search.cuh"
+#include "kernels/mem_strand_work.hpp"
 
 namespace hyalign::kernels::cuda {
 namespace {
