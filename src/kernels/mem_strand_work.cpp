@@ -8,12 +8,16 @@ namespace hyalign::kernels {
 
 StrandWork::StrandWork(const StrandSet& set, std::size_t first, std::size_t count, std::size_t most_strands,
                        const MemFinder* pieces, unsigned threads)
-    : set_(set), finder_(pieces) {
+    : set_(set), finder_(pieces),
+      unit_letters_(std::clamp<std::size_t>(count > 0 ? (set.starts[first + count] - set.starts[first]) /
+                                                            (std::max(1u, threads) * kUnitsPerThread)
+                                                      : 0,
+                                            kLeastLetters, kLettersPerUnit)) {
   std::vector<std::size_t> split;  // strands cut into pieces
   std::size_t unit_letters = 0;
   for (std::size_t s = first; s < first + count; ++s) {
     const std::size_t length = set.starts[s + 1] - set.starts[s];
-    if (pieces && length > kLettersPerUnit) {
+    if (pieces && length > unit_letters_) {
       add_pieces(s, length, split.size());
       split.push_back(s);
     } else {
@@ -32,7 +36,7 @@ StrandWork::StrandWork(const StrandSet& set, std::size_t first, std::size_t coun
 void StrandWork::add_whole(std::size_t strand, std::size_t letters, std::size_t most_strands,
                            std::size_t& unit_letters) {
   if (units_.empty() || units_.back().piece() || units_.back().strands >= most_strands ||
-      unit_letters + letters > kLettersPerUnit) {
+      unit_letters + letters > unit_letters_) {
     units_.push_back({strand, 0, {}, 0});
     unit_letters = 0;
   }
@@ -40,10 +44,10 @@ void StrandWork::add_whole(std::size_t strand, std::size_t letters, std::size_t 
   unit_letters += letters;
 }
 
-// Strand `strand` as pieces of seeds that span about kLettersPerUnit letters each.
+// Strand `strand` as pieces of seeds that span about unit_letters_ letters each.
 void StrandWork::add_pieces(std::size_t strand, std::size_t length, std::size_t runs) {
   const std::size_t seeds = finder_->seeds_in(length);
-  const std::size_t per_piece = std::max<std::size_t>(1, kLettersPerUnit / finder_->seed_step());
+  const std::size_t per_piece = std::max<std::size_t>(1, unit_letters_ / finder_->seed_step());
   for (std::size_t first = 0; first < seeds; first += per_piece)
     units_.push_back({strand, 0, {first, std::min(seeds, first + per_piece)}, runs});
 }

@@ -15,8 +15,13 @@ namespace hyalign::kernels {
 
 class StrandWork {
  public:
-  // About 25 ms of matching on a core (10 M letters a second).
+  // At most about 25 ms of matching on a core (10 M letters a second); fewer letters where the
+  // strands would give a thread fewer than kUnitsPerThread units, but not below kLeastLetters:
+  // a unit's cost varies with its letters' repeats (-maxmatch on a repeat-rich genome), and a
+  // job of few units ends with one thread still at work.
   static constexpr std::size_t kLettersPerUnit = std::size_t{1} << 18;
+  static constexpr std::size_t kLeastLetters = std::size_t{1} << 14;
+  static constexpr std::size_t kUnitsPerThread = 8;
 
   struct Unit {
     std::size_t first_strand = 0, strands = 0;  // whole strands [first_strand, first_strand + strands)
@@ -60,6 +65,7 @@ class StrandWork {
 
   StrandSet set_;
   const MemFinder* finder_;
+  std::size_t unit_letters_;  // letters a unit holds at most (a longer strand: a unit alone, or pieces)
   std::vector<Unit> units_;
   std::vector<index::PeriodicRuns> runs_;
   std::vector<std::vector<MemMatch>> piece_matches_;  // by unit, written by the unit's worker

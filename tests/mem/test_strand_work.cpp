@@ -121,15 +121,17 @@ TEST(StrandWork, LongStrandsInPiecesMatchAsWholeOnes) {
   const kernels::StrandSet set{letters, starts};
   for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference, MemKind::mum}) {
     const MemFinder finder(idx, MemParams{kind, 20, false});
-    for (const bool pieces : {true, false}) {
-      kernels::StrandWork work(set, 0, set.size(), 3, pieces ? &finder : nullptr, 2);
-      std::size_t piece_units = 0;
-      for (std::size_t u = 0; u < work.size(); ++u) piece_units += work[u].piece();
-      EXPECT_EQ(piece_units > 0, pieces);
-      const auto by_strand = match_units(work, finder, set);
-      for (std::size_t s = 0; s < strands.size(); ++s)
-        ASSERT_EQ(by_strand[s], whole_strand(finder, strands[s]))
-            << "kind " << static_cast<int>(kind) << " strand " << s;
+    for (const unsigned threads : {1u, 2u, 64u}) {  // units of about 150, 80 and 16 Ki letters
+      for (const bool pieces : {true, false}) {
+        kernels::StrandWork work(set, 0, set.size(), 3, pieces ? &finder : nullptr, threads);
+        std::size_t piece_units = 0;
+        for (std::size_t u = 0; u < work.size(); ++u) piece_units += work[u].piece();
+        EXPECT_EQ(piece_units > 0, pieces);
+        const auto by_strand = match_units(work, finder, set);
+        for (std::size_t s = 0; s < strands.size(); ++s)
+          ASSERT_EQ(by_strand[s], whole_strand(finder, strands[s]))
+              << "kind " << static_cast<int>(kind) << " strand " << s << " threads " << threads;
+      }
     }
     for (const unsigned threads : {1u, 3u}) {  // a range of the strands, as a GPU kernel leaves them to the CPU
       kernels::StrandMatches out;
