@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/parallel.hpp"
 #include "kernels/mem_kernel.hpp"
 
 namespace hyalign::kernels {
@@ -277,12 +278,15 @@ void merge_piece_matches(std::span<const StrandMatches> pieces, MemKind kind, St
   }
 }
 
-void order_for_output(MemKind kind, StrandMatches& matches) {
+void order_for_output(MemKind kind, std::span<StrandMatches> found, unsigned threads) {
   if (kind != MemKind::mum) return;
-  for (std::size_t i = 0; i < matches.count(); ++i)
-    std::sort(matches.matches.begin() + static_cast<std::ptrdiff_t>(matches.offsets[i]),
-              matches.matches.begin() + static_cast<std::ptrdiff_t>(matches.offsets[i + 1]),
-              [](const MemMatch& a, const MemMatch& b) { return a.ref_pos < b.ref_pos; });
+  parallel_for(found.size(), threads, [&](std::size_t p, unsigned) {
+    StrandMatches& matches = found[p];
+    for (std::size_t i = 0; i < matches.count(); ++i)
+      std::sort(matches.matches.begin() + static_cast<std::ptrdiff_t>(matches.offsets[i]),
+                matches.matches.begin() + static_cast<std::ptrdiff_t>(matches.offsets[i + 1]),
+                [](const MemMatch& a, const MemMatch& b) { return a.ref_pos < b.ref_pos; });
+  });
 }
 
 void find_on_cpu(const MemFinder& finder, const StrandSet& strands, std::size_t first, std::size_t count,

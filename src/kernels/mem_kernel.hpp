@@ -174,9 +174,10 @@ void append_strand(std::vector<MemMatch>& matches, MemKind kind, StrandMatches& 
 // -mum's rule applied over all of a strand's matches when `kind` asks for it.
 void merge_piece_matches(std::span<const StrandMatches> pieces, MemKind kind, StrandMatches& out);
 
-// Under -mum, each strand's matches in MUMmer 3.23's printed order: by reference offset (no two
-// of a strand's MUMs start at one offset). Other kinds keep the kernels' order.
-void order_for_output(MemKind kind, StrandMatches& matches);
+// Under -mum, each strand's matches in MUMmer 3.23's printed order (on `threads` threads): by
+// reference offset (no two of a strand's MUMs start at one offset). Other kinds keep the kernels'
+// order, and nothing is done.
+void order_for_output(MemKind kind, std::span<StrandMatches> found, unsigned threads);
 
 std::unique_ptr<MemKernel> make_mem_cpu_kernel(const index::SuffixIndex& index, MemParams params);
 

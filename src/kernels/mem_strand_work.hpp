@@ -5,7 +5,6 @@
 // of its own; without pieces a chromosome would be matched on one core, and a draft assembly's
 // contigs on a few.
 #include <cstddef>
-#include <memory>
 #include <vector>
 
 #include "index/periodic_runs.hpp"

@@ -146,8 +146,7 @@ class DeviceMatcher {
     engine::add_reports(reports_, devices_.run(queue, nullptr, find, [](std::size_t) {}));
     work.gather_pieces(found, [&] { return take_spare(); });
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    parallel_for(found.size(), threads_,
-                 [&](std::size_t p, unsigned) { kernels::order_for_output(pieces_.params().kind, found[p]); });
+    kernels::order_for_output(pieces_.params().kind, found, threads_);
     return found;
   }
   const std::vector<engine::DeviceReport>& reports() const { return reports_; }
