@@ -125,6 +125,7 @@ std::vector<WorkerGroup> plan_worker_groups(DeviceChoice choice, unsigned thread
     if (shape.gpu_bytes_per_tile > 0)
       take = std::clamp<std::size_t>(gpus[g].free_bytes / 2 / shape.gpu_bytes_per_tile, 1, take);
     groups.push_back({gpu_names[g], 1, take, gpus[g].name});
+    groups.back().proves_itself = shape.gpus_prove_themselves;
   }
   return groups;
 }

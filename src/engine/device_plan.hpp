@@ -22,6 +22,7 @@ struct WorkShape {
   // Share of the CPU cores that do the work beside GPUs, for a tool whose other steps (reading,
   // output, a GPU's host side) need the rest; 1: every core not feeding a GPU, 0: none.
   double cpu_share_beside_gpus = 1.0;
+  bool gpus_prove_themselves = false;  // WorkerGroup::proves_itself
 };
 
 // Why the tool's GPU kernel cannot take this run ("" when it can).

@@ -21,6 +21,10 @@
 
 namespace hyalign::engine {
 
+// Which devices work through a queue once they are set up: those planned, or one kind alone (a
+// tool that tries its devices on some of the work and leaves the rest to the faster).
+enum class DeviceUse { planned, cpu_alone, gpus_alone };
+
 template <class Kernel>
 class StartingDevices {
  public:
@@ -71,31 +75,44 @@ class StartingDevices {
   bool starting() const { return early_ && set_up_.started() && !ready(); }
 
   // Works through `queue`: on the CPU kernel's early workers while the devices start or are held
-  // (auto and all), then on the devices. Workers are numbered across both stages, the early workers first,
-  // and keep their numbers from one call to the next; `grow(workers)` is called on the calling
-  // thread, while no worker runs, with the number of workers so far, to size per-worker state.
-  // `before_devices` runs before the devices take their first tile of this queue. Returns the
-  // reports of both stages, added up by device name.
+  // (auto and all), then on the devices `use` names. Workers are numbered across both stages, the
+  // early workers first, and keep their numbers from one call to the next (the CPU alone takes the
+  // early workers' numbers); `grow(workers)` is called on the calling thread, while no worker runs,
+  // with the number of workers so far, to size per-worker state. `before_devices` runs before the
+  // devices take their first tile of this queue. Returns the reports of both stages, added up by
+  // device name.
   std::vector<DeviceReport> run(TileQueue& queue, Progress* progress,
                                 const std::function<double(Kernel&, std::size_t worker, const WorkTile&)>& score,
                                 const std::function<void(std::size_t workers)>& grow,
-                                const std::function<void()>& before_devices = {}) {
+                                const std::function<void()>& before_devices = {}, DeviceUse use = DeviceUse::planned) {
     std::vector<DeviceReport> reports;
     const std::size_t early_workers = early_ ? threads_ : 0;  // the most there can be
-    if (early_ && !ready()) {
+    if (early_ && !ready() && use != DeviceUse::cpu_alone) {
       grow(early_workers);
       reports = run_workers(
           early_groups(), queue, progress, [&](std::size_t w, const WorkTile& tile) { return score(*cpu_, w, tile); },
           [&] { return ready(); });
     }
-    if (queue.remaining_cost() > 0) {
-      Devices<Kernel>& d = devices();
-      grow(early_workers + d.workers());
-      if (before_devices) before_devices();
-      add_reports(reports, run_workers(d.groups, queue, progress, [&](std::size_t w, const WorkTile& tile) {
-                    return score(*d.kernel_of_worker[w], early_workers + w, tile);
-                  }));
+    if (queue.remaining_cost() <= 0) return reports;
+    if (use == DeviceUse::cpu_alone) {
+      grow(std::max<std::size_t>(early_workers, threads_));
+      add_reports(reports, run_workers(cpu_groups(threads_, false), queue, progress,
+                                       [&](std::size_t w, const WorkTile& tile) { return score(*cpu_, w, tile); }));
+      return reports;
     }
+    Devices<Kernel>& d = devices();
+    grow(early_workers + d.workers());
+    if (before_devices) before_devices();
+    // The devices' workers, numbered as in d.groups; with gpus_alone, the CPU's are left out.
+    std::vector<WorkerGroup> groups;
+    std::size_t first = 0;
+    for (const WorkerGroup& g : d.groups) {
+      if (use != DeviceUse::gpus_alone || g.is_gpu()) groups.push_back(g);
+      else if (groups.empty()) first += g.workers;  // the CPU's group leads (plan_worker_groups)
+    }
+    add_reports(reports, run_workers(groups, queue, progress, [&](std::size_t w, const WorkTile& tile) {
+                  return score(*d.kernel_of_worker[first + w], early_workers + first + w, tile);
+                }));
     return reports;
   }
 
@@ -104,9 +121,13 @@ class StartingDevices {
   // else a core left to it on more than 4 (workers_while_devices_start).
   std::vector<WorkerGroup> early_groups() const {
     const bool starting = set_up_.started();
-    std::vector<WorkerGroup> groups = plan_worker_groups(
-        DeviceChoice::cpu, starting ? workers_while_devices_start(threads_) : threads_, cpu_->name(), {}, {}, {});
-    groups.front().takes_from_end = starting;  // a tile taken just before they are ready delays them
+    return cpu_groups(starting ? workers_while_devices_start(threads_) : threads_, starting);
+  }
+  // `workers` on the CPU kernel; `from_end`: they take the queue's last tiles (a tile taken just
+  // before the devices are ready delays them).
+  std::vector<WorkerGroup> cpu_groups(unsigned workers, bool from_end) const {
+    std::vector<WorkerGroup> groups = plan_worker_groups(DeviceChoice::cpu, workers, cpu_->name(), {}, {}, {});
+    groups.front().takes_from_end = from_end;
     return groups;
   }
 

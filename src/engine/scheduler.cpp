@@ -33,6 +33,7 @@ class RateMeter {
  public:
   RateMeter(const std::vector<WorkerGroup>& groups, double mean_tile_cost)
       : groups_(groups), work_(groups.size()), seconds_(groups.size()), free_at_(groups.size()), probe_(groups.size()),
+        told_(groups.size(), false),
         mean_tile_cost_(mean_tile_cost) {
     std::size_t workers = 0;
     for (const WorkerGroup& g : groups) {
@@ -40,7 +41,8 @@ class RateMeter {
       active_.push_back(g.workers);
       has_gpu_ = has_gpu_ || g.is_gpu();
     }
-    std::fill(probe_.begin(), probe_.end(), static_cast<double>(workers) * mean_tile_cost);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      probe_[g] = static_cast<double>(groups[g].proves_itself ? 1 : workers) * mean_tile_cost;
   }
 
   void record(std::size_t group, double work, double seconds) {
@@ -48,14 +50,27 @@ class RateMeter {
     const bool last_take_only = groups_[group].is_gpu();
     work_[group] = work + (last_take_only ? 0 : work_[group]);
     seconds_[group] = seconds + (last_take_only ? 0 : seconds_[group]);
+    if (seconds >= kTellingTakeSeconds) told_[group] = true;
   }
 
   // The work for a GPU worker of `group` to take out of `remaining`.
   double gpu_take(std::size_t group, double remaining) {
     std::lock_guard lock(mutex_);
     if (groups_.size() == 1) return remaining;  // a device alone has nothing to share
-    if (measured()) return remaining * rate(group) / total_rate();
+    if (measured() && (!groups_[group].proves_itself || told_[group])) return remaining * rate(group) / total_rate();
     return std::exchange(probe_[group], 2 * probe_[group]);
+  }
+  // Whether a GPU worker of `group` that proves itself should stop: measured slower than the CPU
+  // workers together, on a take long enough to tell (a short one's time is mostly its launch).
+  bool gpu_worker_retires(std::size_t group) {
+    std::lock_guard lock(mutex_);
+    if (!groups_[group].proves_itself || !measured() || !told_[group]) return false;
+    double cpu = 0;
+    for (std::size_t g = 0; g < groups_.size(); ++g)
+      if (!groups_[g].is_gpu()) cpu += rate(g) * static_cast<double>(active_[g]);
+    if (rate(group) >= cpu) return false;
+    --active_[group];
+    return true;
   }
   // A GPU worker of `group` took `work`: it is busy until it should have done it.
   void holds(std::size_t group, double work) {
@@ -79,6 +94,7 @@ class RateMeter {
   // that ends after the others have finished holds the whole run up, while a tile left to a GPU
   // costs it a fraction of that.
   static constexpr double kTileTimeSpread = 1.5;
+  static constexpr double kTellingTakeSeconds = 0.05;
 
   double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
@@ -126,9 +142,10 @@ class RateMeter {
   std::vector<double> work_, seconds_;
   std::vector<double> free_at_;  // seconds from start_ at which a GPU group's current take should end
   std::vector<double> probe_;    // a GPU's next probe, while not every model has a rate
+  std::vector<bool> told_;       // a take of the group lasted long enough to tell its speed
   std::vector<std::size_t> active_;
   const double mean_tile_cost_;
-  bool has_gpu_ = false;  // GPU workers never retire, so this holds for the whole run
+  bool has_gpu_ = false;  // whether CPU workers may retire (the last active worker never does)
 };
 
 }  // namespace
@@ -165,7 +182,7 @@ std::vector<DeviceReport> run_workers(
     const bool gpu = groups[g].is_gpu();
     while (!(stop && stop())) {
       const double remaining = queue.remaining_cost();
-      if (!gpu && rates.cpu_worker_retires(g, remaining, queue.next_tile_cost())) break;
+      if (gpu ? rates.gpu_worker_retires(g) : rates.cpu_worker_retires(g, remaining, queue.next_tile_cost())) break;
       const auto tile = gpu                        ? queue.take_cost(rates.gpu_take(g, remaining), groups[g].max_tiles_per_take)
                         : groups[g].takes_from_end ? queue.take_last()
                                                    : queue.take(1);

@@ -26,6 +26,12 @@ struct WorkerGroup {
   // CPU workers that take the queue's last tiles (the cheapest, in a database sorted longest first):
   // those that start while GPUs are set up, and must hand over soon.
   bool takes_from_end = false;
+  // A GPU that proves itself before it shares (mem's, whose GPU can be far slower than the cores
+  // and whose take's time need not follow its size: one item's serial work can hold it for
+  // seconds). Its probes start at one tile and double until one lasts long enough to tell its
+  // speed; then, slower than the CPU workers together, it leaves them the rest, else it takes its
+  // share by measured speed.
+  bool proves_itself = false;
   bool is_gpu() const { return max_tiles_per_take > 1; }
 };
 

@@ -36,6 +36,8 @@ class StrandWork {
              const MemFinder* pieces, unsigned threads);
 
   std::size_t size() const { return units_.size(); }
+  // Whether a strand was cut into pieces (a GPU cannot take those).
+  bool has_pieces() const { return !runs_.empty(); }
   const Unit& operator[](std::size_t unit) const { return units_[unit]; }
   // Matches the pieces among units [first, end) on `threads` threads; returns their letters.
   // Several threads may call it at once, each for other units.

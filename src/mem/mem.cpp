@@ -98,14 +98,23 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, boo
 // Every batch's strands matched on the run's devices (the hybrid scheduler hands out tiles of
 // StrandWork's units; with --device auto or all the CPU matches while the GPUs start); the
 // device reports add up over the batches.
+//
+// With --device auto, the first batch that the GPUs and the CPU's cores match together from its
+// start is a trial: each takes its share of the units by its measured speed, and the faster of
+// the two matches the batches after it alone. Neither wins everywhere: on the H200 host's 16
+// cores, -maxmatch with many matches a letter was matched 5x as fast by the cores as by the GPU,
+// and where the GPU is faster, the cores are worth more to the run's other steps (reading,
+// output, the GPU's host side) than beside it (docs/performance.md).
 class DeviceMatcher {
  public:
   DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices, const index::SuffixIndex& index,
                 const MemOptions& options)
-      : devices_(devices), pieces_(index, options.params), threads_(options.threads) {}
+      : devices_(devices), pieces_(index, options.params), threads_(options.threads),
+        trial_(options.device == engine::DeviceChoice::automatic) {}
 
-  // Whether GPUs match from now on: false while the CPU matches as they are set up.
-  bool gpus_match() { return devices_.gpus_work(); }
+  // Whether GPUs match from now on: false while the CPU matches as they are set up, and once the
+  // cores won the trial.
+  bool gpus_match() { return use_ != engine::DeviceUse::cpu_alone && devices_.gpus_work(); }
   // Query letters still to match before held GPUs start; none unless they are held.
   std::optional<double> letters_before_gpus_start() const { return devices_.work_before_start(); }
 
@@ -115,8 +124,8 @@ class DeviceMatcher {
     const kernels::StrandSet set = strands.view();
     if (!set.starts.empty())  // the query letters, which start held GPUs once past their bound
       devices_.count_work(static_cast<double>(set.starts.back() - set.starts.front()) / strands.per_query);
-    kernels::StrandWork work(set, 0, set.size(), kQueriesPerTile * strands.per_query, gpus_match() ? nullptr : &pieces_,
-                             threads_);
+    const bool whole = gpus_match();  // no strand is cut into pieces: a batch the GPUs may try
+    kernels::StrandWork work(set, 0, set.size(), kQueriesPerTile * strands.per_query, piece_finder(set), threads_);
     engine::TileQueue queue(1, 1, work.size(), 1);
     std::vector<kernels::StrandMatches> found;
     std::mutex found_mutex;
@@ -126,10 +135,7 @@ class DeviceMatcher {
         if (work[u].piece()) {
           const std::size_t first = u;
           while (u < end && work[u].piece()) ++u;
-          // A CPU worker matches its pieces itself. A GPU worker that joined as the CPU matched
-          // (the pieces were cut for the CPU) matches them on every thread: the early CPU workers
-          // have stopped.
-          letters += work.find_pieces(first, u, &kernel == &devices_.cpu() ? 1 : threads_);
+          letters += work.find_pieces(first, u, piece_threads(kernel));
           continue;
         }
         kernels::StrandMatches piece = take_spare();
@@ -143,7 +149,12 @@ class DeviceMatcher {
       }
       return letters;
     };
-    engine::add_reports(reports_, devices_.run(queue, nullptr, find, [](std::size_t) {}));
+    // A batch cut into pieces for the CPU stays on it in a trial: a GPU worker would match the
+    // pieces on the cores beside the CPU workers.
+    const engine::DeviceUse use = trial_ && work.has_pieces() ? engine::DeviceUse::cpu_alone : use_;
+    const auto batch_reports = devices_.run(queue, nullptr, find, [](std::size_t) {}, {}, use);
+    if (trial_ && whole) choose_devices(batch_reports);
+    engine::add_reports(reports_, batch_reports);
     work.gather_pieces(found, [&] { return take_spare(); });
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     kernels::order_for_output(pieces_.params().kind, found, threads_);
@@ -160,6 +171,42 @@ class DeviceMatcher {
   }
 
  private:
+  // The finder that cuts long strands into pieces, or none. GPUs take whole strands only: a batch
+  // they match is not cut, nor one they may join for the trial as they start, where its strands
+  // are enough to keep every thread busy whole.
+  const kernels::MemFinder* piece_finder(const kernels::StrandSet& set) {
+    if (gpus_match()) return nullptr;
+    if (trial_ && devices_.starting() && set.size() >= kWholeStrandsPerThread * threads_) return nullptr;
+    return &pieces_;
+  }
+
+  // Threads for the pieces a worker takes. A CPU worker matches its own. A GPU worker that joined
+  // as the CPU matched (the pieces were cut for the CPU) matches them on every thread where no CPU
+  // worker is beside it: the early CPU workers have stopped.
+  unsigned piece_threads(const kernels::MemKernel& kernel) {
+    if (&kernel == &devices_.cpu()) return 1;
+    return devices_.devices().groups.front().is_gpu() ? threads_ : 1;
+  }
+
+  // The trial's outcome, from a batch's device reports (letters matched, seconds busy): the
+  // cores' letters a second on every thread against the GPUs'. A GPU that took no unit decides
+  // nothing (the cores drained a small batch first); cores that took none lost to the GPUs.
+  void choose_devices(const std::vector<engine::DeviceReport>& batch) {
+    double cpu = 0, gpus = 0;  // letters a second
+    for (const auto& report : batch) {
+      if (report.cells <= 0 || report.busy_seconds <= 0) continue;
+      const double per_second = report.cells / report.busy_seconds;  // a worker's, summed over its device's
+      if (report.name == devices_.cpu().name()) cpu = per_second * threads_;
+      else gpus += per_second;
+    }
+    if (gpus == 0) return;
+    trial_ = false;
+    use_ = gpus >= cpu ? engine::DeviceUse::gpus_alone : engine::DeviceUse::cpu_alone;
+    log_info("mem: the GPUs matched {:.1f} M query letters a second, the CPU's cores {:.1f} M (on {} threads): the "
+             "{} match the rest",
+             gpus / 1e6, cpu / 1e6, threads_, use_ == engine::DeviceUse::gpus_alone ? "GPUs" : "cores");
+  }
+
   // An empty piece, with the memory of one given back.
   kernels::StrandMatches take_spare() {
     std::lock_guard lock(spare_mutex_);
@@ -172,9 +219,12 @@ class DeviceMatcher {
   }
 
   static constexpr std::size_t kQueriesPerTile = 128;
+  static constexpr std::size_t kWholeStrandsPerThread = 4;
   engine::StartingDevices<kernels::MemKernel>& devices_;
   const kernels::MemFinder pieces_;  // matches pieces of long strands
   const unsigned threads_;
+  bool trial_;  // --device auto, before the trial's batch
+  engine::DeviceUse use_ = engine::DeviceUse::planned;
   std::vector<engine::DeviceReport> reports_;
   std::mutex spare_mutex_;
   std::vector<kernels::StrandMatches> spare_;
@@ -469,16 +519,20 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
            path, read, reader.parallel() ? "parsed in parallel" : "streamed", match, format, write);
 }
 
-// With GPUs, matching is a small part of a run: the CPU's other steps (reading, strands, output,
-// each GPU's host side) are the ones everything waits for, so no CPU worker matches beside a GPU
-// (on the H100 benchmark, 8 CPU workers beside it made --device auto take 1.43x as long as the
-// GPU alone); a GPU that fails hands its work to all the cores.
+// With GPUs, the CPU's other steps (reading, strands, output, each GPU's host side) are often what
+// a run waits for, so with --device all no CPU worker matches beside a GPU (on an H100, 8 CPU
+// workers beside it made a run take 1.43x as long as the GPU alone). With auto they do, for the
+// trial of the devices (DeviceMatcher), after which one kind or the other matches alone. A GPU
+// that fails hands its work to all the cores.
 engine::Devices<kernels::MemKernel> plan_mem_devices(const MemOptions& options, const index::SuffixIndex& index,
                                                      std::shared_ptr<kernels::MemKernel> cpu,
                                                      const std::function<bool()>& cancelled) {
   Stopwatch clock;
   engine::WorkShape shape;
-  shape.cpu_share_beside_gpus = 0;
+  shape.cpu_share_beside_gpus = options.device == engine::DeviceChoice::automatic ? 1 : 0;
+  // A unit is up to 256 Ki letters, and under -maxmatch one can hold a GPU for seconds (a thread
+  // walks each of its seeds' occurrences in turn; 5x slower than 16 cores on a repeat-rich genome).
+  shape.gpus_prove_themselves = true;
   auto devices = engine::plan_devices<kernels::MemKernel>(
       options.device, options.threads,
       [&] { return kernels::cuda::mem_gpu_unsupported_reason(index, options.gpu_memory); }, std::move(cpu),

@@ -9,6 +9,7 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -232,6 +233,35 @@ TEST(Scheduler, CpuWorkersCountTheGpuBusyUntilItsTakeEnds) {
   EXPECT_GT(reports[0].cells, cpu_share / 2) << "the CPU workers scored " << reports[0].cells << " tiles";
 }
 
+// A GPU that proves itself (mem's): its first probe is one tile, and a take costs it 100 ms
+// whatever its size (one item's serial work holds it), far slower than two CPU workers. It takes
+// one probe and leaves the rest to them: a share by rate would have held it for a take after
+// that. A GPU whose takes cost 1 ms stays, though its probe's rate is below the CPU workers'
+// (a launch's cost, not its speed), and takes most of the tiles.
+TEST(Scheduler, AGpuThatProvesItselfLeavesWhenSlower) {
+  WorkerGroup gpu{"gpu", 1, 1u << 20, "gpu"};
+  gpu.proves_itself = true;
+  const std::vector<WorkerGroup> both{{"cpu", 2, 1, "cpu"}, gpu};
+  const auto run = [&](double gpu_take_seconds, std::size_t& gpu_takes) {
+    gpu_takes = 0;
+    TileQueue queue(800, 1, 1, 1);
+    return run_workers(both, queue, nullptr, [&](std::size_t w, const WorkTile& tile) {
+      const double tiles = static_cast<double>(tile.target_count);
+      if (w == 2) ++gpu_takes;
+      std::this_thread::sleep_for(std::chrono::duration<double>(w == 2 ? gpu_take_seconds : tiles / 2000));
+      return tiles;
+    });
+  };
+  std::size_t takes = 0;
+  auto reports = run(0.1, takes);
+  EXPECT_EQ(takes, 1u);
+  EXPECT_DOUBLE_EQ(reports[1].cells, 1);
+  EXPECT_DOUBLE_EQ(reports[0].cells + reports[1].cells, 800);
+  reports = run(0.001, takes);
+  EXPECT_GT(reports[1].cells, 400);
+  EXPECT_DOUBLE_EQ(reports[0].cells + reports[1].cells, 800);
+}
+
 // Four GPUs of one model, whose takes each cost a launch's overhead besides their work (so a small
 // probe measures a low rate), three of them ready later than the first (their contexts start), on
 // tiles whose cost grows fivefold from first to last (a database sorted by length): each GPU does
@@ -405,6 +435,51 @@ TEST(StartingDevices, TheCpuWorksUntilTheDevicesAreReady) {
   EXPECT_EQ(later[0].name, "gpu0");
   EXPECT_EQ(sizes.back(), 7u);
   EXPECT_TRUE(numbered_apart);
+}
+
+// A tool's trial of its devices: once set up, a queue goes to the devices planned (here 3 CPU
+// workers beside a GPU), or to one kind alone. The GPUs alone keep their workers' numbers; the CPU
+// alone works on every thread, numbered as the early workers. Every tile is done once.
+TEST(StartingDevices, OneKindAloneTakesEveryTile) {
+  StartingDevices<NamedKernel> devices(DeviceChoice::automatic, 4, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
+                                       [](std::shared_ptr<NamedKernel> cpu, const auto&) {
+                                         Devices<NamedKernel> d;
+                                         d.cpu = cpu;
+                                         d.gpus.push_back(std::make_unique<NamedKernel>(NamedKernel{"gpu0"}));
+                                         d.groups = {{"cpu", 3, 1, "cpu"}, {"gpu0", 1, 64, "H100"}};
+                                         d.kernel_of_worker = {cpu.get(), cpu.get(), cpu.get(), d.gpus.front().get()};
+                                         return d;
+                                       });
+  while (!devices.ready()) std::this_thread::yield();
+  std::mutex mutex;
+  std::map<std::string, std::set<std::size_t>> workers;  // by kernel
+  std::vector<int> done;
+  const auto score = [&](NamedKernel& kernel, std::size_t worker, const WorkTile& tile) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // every worker takes a tile
+    std::lock_guard lock(mutex);
+    workers[kernel.label].insert(worker);
+    for (std::size_t t = tile.first_target; t < tile.first_target + tile.target_count; ++t) ++done[t];
+    return static_cast<double>(tile.target_count);
+  };
+  const auto run = [&](DeviceUse use) {
+    workers.clear();
+    done.assign(300, 0);
+    TileQueue queue(300, 1, 1, 1);
+    const auto reports = devices.run(queue, nullptr, score, [](std::size_t) {}, {}, use);
+    EXPECT_EQ(std::count(done.begin(), done.end(), 1), 300);
+    std::vector<std::string> names;
+    for (const auto& r : reports) names.push_back(r.name);
+    return names;
+  };
+  EXPECT_EQ(run(DeviceUse::planned), (std::vector<std::string>{"cpu", "gpu0"}));
+  EXPECT_EQ(workers["cpu"], (std::set<std::size_t>{4, 5, 6}));
+  EXPECT_EQ(workers["gpu0"], (std::set<std::size_t>{7}));
+  EXPECT_EQ(run(DeviceUse::gpus_alone), (std::vector<std::string>{"gpu0"}));
+  EXPECT_EQ(workers.size(), 1u);
+  EXPECT_EQ(workers["gpu0"], (std::set<std::size_t>{7}));
+  EXPECT_EQ(run(DeviceUse::cpu_alone), (std::vector<std::string>{"cpu"}));
+  EXPECT_EQ(workers.size(), 1u);
+  EXPECT_EQ(workers["cpu"], (std::set<std::size_t>{0, 1, 2, 3}));
 }
 
 // A held set-up (auto on a job of unknown size) plans nothing until the work counted passes its

@@ -481,6 +481,14 @@ class MemGpuKernel final : public MemKernel {
     use_piece(0);
     p_ = {static_cast<int>(params.kind), params.min_length, finder_.seed_length(), finder_.seed_step(),
           params.bases_only, params.kind == MemKind::mum && pieces_.size() == 1};
+    // The slices' buffers now, as the devices are set up, rather than in the first take: --device
+    // auto times the first takes against the cores (engine::WorkerGroup::proves_itself).
+    for (SliceBuffers& s : slices_) {
+      s.items.reserve(kItemsPerSlice);
+      s.starts.reserve(kItemsPerSlice + 1);
+      s.letters.reserve(kLettersPerSlice);
+      reserve_buffers(s);
+    }
   }
 
   ~MemGpuKernel() override {
