@@ -65,8 +65,9 @@ void add_mem_command(CLI::App& app, Action& action) {
   cmd->add_option("-o,--out", options->out, "Output file ('-' = stdout)")->capture_default_str();
   cmd->add_option("-t,--threads", *threads, "Worker threads (0 = all cores)")->capture_default_str();
   add_device_option(*cmd, *device,
-                    "Devices: auto (every usable GPU plus the CPU cores; the cores alone for queries whose files' "
-                    "sizes show they take them well under a second), cpu, gpu (GPUs only), all");
+                    "Devices: auto (the CPU cores alone for queries whose files' sizes show they take them well "
+                    "under a second; else the GPUs and the cores match a batch together, and the faster matches the "
+                    "rest), cpu, gpu (GPUs only), all (the GPUs once set up)");
   auto gpu_memory_mib = std::make_shared<std::size_t>(0);
   cmd->add_option("--gpu-memory", *gpu_memory_mib,
                   "MiB of each GPU the index may take (0 = what it has free); a suffix array that does not fit is "
