@@ -105,7 +105,9 @@ std::size_t line_letters(const MappedFile& file, std::size_t from, std::size_t t
         if (out) out[n] = c;
         ++n;
         break;
-      case kSkip: break;
+      case kSkip:
+        if (c == '\r' && i + 1 < to) file.fail(i, std::string(text::kCarriageReturnInside), true);
+        break;
       case kBad:
         file.fail(i, fmt::format("binary data (byte 0x{:02x}); not a text file?", static_cast<unsigned char>(c)), true);
     }
@@ -154,6 +156,8 @@ struct PointerSink {
 
 void check_header_bytes(const MappedFile& file, std::size_t p, std::size_t end) {
   const std::string_view line = file.text().substr(p, end - p);
+  if (const std::size_t cr = line.find('\r'); cr != std::string_view::npos && cr + 1 < line.size())
+    file.fail(p + cr, std::string(text::kCarriageReturnInside), true);
   const auto bad = std::find_if(line.begin(), line.end(),
                                 [](char c) { return kByteClass[static_cast<unsigned char>(c)] == kBad; });
   if (bad != line.end())

@@ -116,6 +116,14 @@ struct LineReader::Impl {
                      lead + i + 1);
   }
 
+  // A carriage return left inside line `at` (its trailing one removed).
+  void check_line_ends(std::string_view text, std::size_t at) const {
+    const void* cr = std::memchr(text.data(), '\r', text.size());
+    if (cr)
+      throw InputError(name, at, text::kCarriageReturnInside,
+                       static_cast<std::size_t>(static_cast<const char*>(cr) - text.data()) + 1);
+  }
+
   // The next line (LineReader::next), its bytes checked for control bytes with kCheck.
   template <bool kCheck>
   bool next(std::string_view& out) {
@@ -130,6 +138,7 @@ struct LineReader::Impl {
         begin = scanned = nl ? stop + 1 : stop;
         ++line;
         if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
+        if constexpr (kCheck) check_line_ends(out, line);
         return true;
       }
       if (eof) return false;
@@ -146,7 +155,10 @@ LineReader::~LineReader() = default;
 
 bool LineReader::next(std::string_view& line) { return impl_->next<true>(line); }
 bool LineReader::next_unchecked(std::string_view& line) { return impl_->next<false>(line); }
-void LineReader::check(std::string_view line) const { impl_->check(line.data(), line.size(), impl_->line, 0); }
+void LineReader::check(std::string_view line) const {
+  impl_->check(line.data(), line.size(), impl_->line, 0);
+  impl_->check_line_ends(line, impl_->line);
+}
 
 std::size_t LineReader::line_number() const { return impl_->line; }
 const std::string& LineReader::path() const { return impl_->path; }

@@ -7,6 +7,11 @@ namespace hyalign::text {
 
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
 
+// Every reader's error for a carriage return inside a line: a file with CR-only line ends
+// (classic Mac OS) reads as one long line.
+inline constexpr std::string_view kCarriageReturnInside =
+    "carriage return inside a line: a file with CR-only line ends? (tr '\\r' '\\n' converts them)";
+
 inline std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);

@@ -148,4 +148,22 @@ TEST(RecordBatchReader, ControlBytesAreRefusedWithTheirLine) {
   }
 }
 
+// CR-only line ends (the file one header line) and a CR inside a sequence line are refused with
+// their line and column, as SequenceReader refuses them.
+TEST(RecordBatchReader, CarriageReturnsInsideLinesAreRefused) {
+  const test::TempDir dir;
+  const std::pair<std::string, std::string> cases[] = {{">a\rACGT\r>b\rAC\r", ":1:3:"},
+                                                       {">a\r\nACGT\r\n>b\r\nAC\rGT\r\n", ":4:3:"}};
+  for (const auto& [text, where] : cases) {
+    const std::string path = write_file(dir, "cr.fa", text);
+    try {
+      read_in_batches(path, 2, std::size_t{1} << 20);
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("carriage return inside a line"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace

@@ -209,6 +209,10 @@ TEST(SequenceReader, Errors) {
   expect_error(">a\nAC\x01GT\n", 2, "byte 0x01", "ctl.fa");
   expect_error(">a\nACGT\n>\nAC\n", 3, "empty sequence name", "noname.fa");
   expect_error(">a\nACGT\n>   \nAC\n", 3, "empty sequence name", "noname2.fa");
+  // CR-only line ends read as one line; a CR inside a line of a CRLF file too.
+  expect_error(">a\rACGT\r>b\rAC\r", 1, "carriage return inside a line", "mac.fa");
+  expect_error(">a\r\nAC\rGT\r\n", 2, "carriage return inside a line", "cr.fa");
+  expect_error("@r1\nACGT\n+\nII\rI\n", 4, "carriage return inside a line", "cr.fq");
   // FASTQ
   expect_error("@r1\nACGT\n@r2\nACGT\n+\nIIII\n", 3, "expected a '+' line", "noplus.fq");
   expect_error("@r1\nACGT\n+\nIIII\n@r2\nACGT\nIIII\n", 7, "without a '+' line", "noplus2.fq");
