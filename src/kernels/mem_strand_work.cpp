@@ -25,8 +25,7 @@ StrandWork::StrandWork(const StrandSet& set, std::size_t first, std::size_t coun
     }
   }
   runs_.resize(split.size());
-  const std::size_t strands_split = std::max<std::size_t>(1, split.size());
-  const auto per_strand = static_cast<unsigned>(std::max<std::size_t>(1, threads / strands_split));
+  const auto per_strand = static_cast<unsigned>(std::max<std::size_t>(1, threads / std::max<std::size_t>(1, split.size())));
   parallel_for(split.size(), threads,
                [&](std::size_t i, unsigned) { runs_[i].find(set.strand(split[i]), per_strand); });
   piece_matches_.resize(units_.size());

@@ -135,7 +135,10 @@ class DeviceMatcher {
         if (work[u].piece()) {
           const std::size_t first = u;
           while (u < end && work[u].piece()) ++u;
-          letters += work.find_pieces(first, u, piece_threads(kernel));
+          // A CPU worker matches its pieces itself. A GPU worker gets pieces only under --device
+          // all, joining a batch cut for the CPU (auto keeps such a batch on the CPU alone): the
+          // early CPU workers have stopped, so it matches them on every thread.
+          letters += work.find_pieces(first, u, &kernel == &devices_.cpu() ? 1 : threads_);
           continue;
         }
         kernels::StrandMatches piece = take_spare();
@@ -178,14 +181,6 @@ class DeviceMatcher {
     if (gpus_match()) return nullptr;
     if (trial_ && devices_.starting() && set.size() >= kWholeStrandsPerThread * threads_) return nullptr;
     return &pieces_;
-  }
-
-  // Threads for the pieces a worker takes. A CPU worker matches its own. A GPU worker that joined
-  // as the CPU matched (the pieces were cut for the CPU) matches them on every thread where no CPU
-  // worker is beside it: the early CPU workers have stopped.
-  unsigned piece_threads(const kernels::MemKernel& kernel) {
-    if (&kernel == &devices_.cpu()) return 1;
-    return devices_.devices().groups.front().is_gpu() ? threads_ : 1;
   }
 
   // The trial's outcome, from a batch's device reports (letters matched, seconds busy): the
