@@ -96,7 +96,9 @@ class StartingDevices {
     if (queue.remaining_cost() <= 0) return reports;
     if (use == DeviceUse::cpu_alone) {
       grow(std::max<std::size_t>(early_workers, threads_));
-      add_reports(reports, run_workers(cpu_groups(threads_, false), queue, progress,
+      // While the set-up runs, a core is left to it as for the early workers.
+      const unsigned workers = starting() ? workers_while_devices_start(threads_) : threads_;
+      add_reports(reports, run_workers(cpu_groups(workers, false), queue, progress,
                                        [&](std::size_t w, const WorkTile& tile) { return score(*cpu_, w, tile); }));
       return reports;
     }

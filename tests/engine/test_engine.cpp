@@ -482,6 +482,44 @@ TEST(StartingDevices, OneKindAloneTakesEveryTile) {
   EXPECT_EQ(workers["cpu"], (std::set<std::size_t>{0, 1, 2, 3}));
 }
 
+// The CPU alone while the devices are set up (mem's batches before its trial): it takes every
+// tile without waiting for the set-up, and leaves a core to it as the early workers do.
+TEST(StartingDevices, TheCpuAloneLeavesACoreToASetUpUnderWay) {
+  std::promise<void> gate;
+  StartingDevices<NamedKernel> devices(DeviceChoice::automatic, 6, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
+                                       [opened = gate.get_future().share()](auto, const auto&) {
+                                         opened.wait();
+                                         return one_gpu();
+                                       });
+  std::mutex mutex;
+  std::set<std::size_t> workers;
+  std::vector<int> done;
+  const auto score = [&](NamedKernel& kernel, std::size_t worker, const WorkTile& tile) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // every worker takes a tile
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(kernel.label, "cpu");
+    workers.insert(worker);
+    for (std::size_t t = tile.first_target; t < tile.first_target + tile.target_count; ++t) ++done[t];
+    return static_cast<double>(tile.target_count);
+  };
+  const auto run = [&] {
+    workers.clear();
+    done.assign(200, 0);
+    TileQueue queue(200, 1, 1, 1);
+    const auto reports = devices.run(queue, nullptr, score, [](std::size_t) {}, {}, DeviceUse::cpu_alone);
+    EXPECT_EQ(std::count(done.begin(), done.end(), 1), 200);
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].name, "cpu");
+  };
+  run();
+  EXPECT_FALSE(devices.ready());
+  EXPECT_EQ(workers, (std::set<std::size_t>{0, 1, 2, 3, 4}));
+  gate.set_value();
+  while (!devices.ready()) std::this_thread::yield();
+  run();
+  EXPECT_EQ(workers, (std::set<std::size_t>{0, 1, 2, 3, 4, 5}));
+}
+
 // A held set-up (auto on a job of unknown size) plans nothing until the work counted passes its
 // bound: the CPU works with every thread meanwhile, numbered as early workers. Once started, the
 // devices take over.
