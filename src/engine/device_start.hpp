@@ -8,8 +8,12 @@
 // then), and --device cpu has nothing to wait for. With auto, a job whose size its inputs do not
 // show holds its GPUs back, the CPU working with every thread, until it shows it is large enough.
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -24,6 +28,38 @@ namespace hyalign::engine {
 // Which devices work through a queue once they are set up: those planned, or one kind alone (a
 // tool that tries its devices on some of the work and leaves the rest to the faster).
 enum class DeviceUse { planned, cpu_alone, gpus_alone };
+
+// Cores passed on from the early workers to the devices' CPU workers (StartingDevices::run's
+// handover): the devices' worker i takes core i once early worker i has let it go.
+class CoreHandover {
+ public:
+  explicit CoreHandover(std::size_t cores) : free_(cores, false) {}
+  void free(std::size_t core) {
+    {
+      std::lock_guard lock(mutex_);
+      free_[core] = true;
+    }
+    freed_.notify_all();
+  }
+  void free_all() {
+    {
+      std::lock_guard lock(mutex_);
+      std::fill(free_.begin(), free_.end(), true);
+    }
+    freed_.notify_all();
+  }
+  // Waits for core `core`; one no early worker had (a core left to the set-up) is free at once.
+  void take(std::size_t core) {
+    if (core >= free_.size()) return;
+    std::unique_lock lock(mutex_);
+    freed_.wait(lock, [&] { return free_[core]; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable freed_;
+  std::vector<bool> free_;
+};
 
 template <class Kernel>
 class StartingDevices {
@@ -74,6 +110,8 @@ class StartingDevices {
   // Whether the CPU works while the devices start (not while they are held, nor on the CPU alone).
   bool starting() const { return early_ && set_up_.started() && !ready(); }
 
+  using Score = std::function<double(Kernel&, std::size_t worker, const WorkTile&)>;
+
   // Works through `queue`: on the CPU kernel's early workers while the devices start or are held
   // (auto and all), then on the devices `use` names. Workers are numbered across both stages, the
   // early workers first, and keep their numbers from one call to the next (the CPU alone takes the
@@ -81,13 +119,18 @@ class StartingDevices {
   // with the number of workers so far, to size per-worker state. `before_devices` runs before the
   // devices take their first tile of this queue. Returns the reports of both stages, added up by
   // device name.
-  std::vector<DeviceReport> run(TileQueue& queue, Progress* progress,
-                                const std::function<double(Kernel&, std::size_t worker, const WorkTile&)>& score,
+  //
+  // A tool with no per-worker state to grow passes no `grow`, and the stages then overlap
+  // (handover): the devices start as soon as they are ready, while each early worker finishes the
+  // tile in hand. Without it they wait for the last of those tiles, which is as long as a tile
+  // takes a core: up to seconds for mem's units.
+  std::vector<DeviceReport> run(TileQueue& queue, Progress* progress, const Score& score,
                                 const std::function<void(std::size_t workers)>& grow,
                                 const std::function<void()>& before_devices = {}, DeviceUse use = DeviceUse::planned) {
     std::vector<DeviceReport> reports;
     const std::size_t early_workers = early_ ? threads_ : 0;  // the most there can be
     if (early_ && !ready() && use != DeviceUse::cpu_alone) {
+      if (!grow) return handover(queue, progress, score, before_devices, use);
       grow(early_workers);
       reports = run_workers(
           early_groups(), queue, progress, [&](std::size_t w, const WorkTile& tile) { return score(*cpu_, w, tile); },
@@ -95,7 +138,7 @@ class StartingDevices {
     }
     if (queue.remaining_cost() <= 0) return reports;
     if (use == DeviceUse::cpu_alone) {
-      grow(std::max<std::size_t>(early_workers, threads_));
+      if (grow) grow(std::max<std::size_t>(early_workers, threads_));
       // While the set-up runs, a core is left to it as for the early workers.
       const unsigned workers = starting() ? workers_while_devices_start(threads_) : threads_;
       add_reports(reports, run_workers(cpu_groups(workers, false), queue, progress,
@@ -103,22 +146,91 @@ class StartingDevices {
       return reports;
     }
     Devices<Kernel>& d = devices();
-    grow(early_workers + d.workers());
+    if (grow) grow(early_workers + d.workers());
     if (before_devices) before_devices();
-    // The devices' workers, numbered as in d.groups; with gpus_alone, the CPU's are left out.
+    add_reports(reports, run_devices(d, queue, progress, score, use));
+    return reports;
+  }
+
+ private:
+  // Work and busy seconds of the early workers' tiles.
+  struct Measured {
+    double work = 0, seconds = 0;
+  };
+
+  // The devices' workers, numbered as in d.groups; with gpus_alone, the CPU's are left out. In a
+  // handover, `cpu` is what the early workers measured, and `hooks` wait for their cores.
+  std::vector<DeviceReport> run_devices(Devices<Kernel>& d, TileQueue& queue, Progress* progress, const Score& score,
+                                        DeviceUse use, const Measured& cpu = {}, const WorkerHooks& hooks = {}) {
+    const std::size_t early_workers = early_ ? threads_ : 0;
     std::vector<WorkerGroup> groups;
     std::size_t first = 0;
     for (const WorkerGroup& g : d.groups) {
       if (use != DeviceUse::gpus_alone || g.is_gpu()) groups.push_back(g);
       else if (groups.empty()) first += g.workers;  // the CPU's group leads (plan_worker_groups)
     }
-    add_reports(reports, run_workers(groups, queue, progress, [&](std::size_t w, const WorkTile& tile) {
-                  return score(*d.kernel_of_worker[first + w], early_workers + first + w, tile);
-                }));
+    for (WorkerGroup& g : groups)
+      if (!g.is_gpu()) g.known_work = cpu.work, g.known_seconds = cpu.seconds;
+    return run_workers(
+        groups, queue, progress,
+        [&](std::size_t w, const WorkTile& tile) {
+          return score(*d.kernel_of_worker[first + w], early_workers + first + w, tile);
+        },
+        {}, hooks);
+  }
+
+  // The early workers, and the devices as soon as they are ready: early worker i leaves after its
+  // tile in hand, and the devices' CPU worker i starts on its core then; the GPUs start at once.
+  // The early workers' rate carries over to the devices' CPU workers.
+  std::vector<DeviceReport> handover(TileQueue& queue, Progress* progress, const Score& score,
+                                     const std::function<void()>& before_devices, DeviceUse use) {
+    const std::vector<WorkerGroup> early = early_groups();
+    CoreHandover cores(early.front().workers);
+    Measured measured;
+    std::mutex measured_mutex;
+    auto early_reports = std::async(std::launch::async, [&] {
+      struct AllFree {
+        CoreHandover& cores;
+        ~AllFree() { cores.free_all(); }  // also when a tile throws: no device worker waits on
+      } all_free{cores};
+      return run_workers(
+          early, queue, progress,
+          [&](std::size_t w, const WorkTile& tile) {
+            const auto start = std::chrono::steady_clock::now();
+            const double cells = score(*cpu_, w, tile);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::lock_guard lock(measured_mutex);
+            measured.work += queue.cost_of(tile);
+            measured.seconds += seconds;
+            return cells;
+          },
+          [&] { return ready(); }, {{}, [&](std::size_t w) { cores.free(w); }});
+    });
+    while (!ready() && early_reports.wait_for(std::chrono::milliseconds(2)) != std::future_status::ready) {
+    }
+    std::vector<DeviceReport> device_reports;
+    if (queue.remaining_cost() > 0) {
+      Devices<Kernel>& d = devices();
+      if (before_devices) before_devices();
+      Measured so_far;
+      {
+        std::lock_guard lock(measured_mutex);
+        so_far = measured;
+      }
+      // The CPU's workers lead the devices' (run_devices): worker i waits for early worker i's core.
+      std::size_t cpu_workers = 0;
+      if (use != DeviceUse::gpus_alone)
+        for (const WorkerGroup& g : d.groups) cpu_workers += g.is_gpu() ? 0 : g.workers;
+      const auto take_core = [&](std::size_t w) {
+        if (w < cpu_workers) cores.take(w);
+      };
+      device_reports = run_devices(d, queue, progress, score, use, so_far, {take_core, {}});
+    }
+    std::vector<DeviceReport> reports = early_reports.get();
+    add_reports(reports, device_reports);
     return reports;
   }
 
- private:
   // The CPU kernel's workers before the devices are ready: every thread while the set-up is held,
   // else a core left to it on more than 4 (workers_while_devices_start).
   std::vector<WorkerGroup> early_groups() const {

@@ -41,8 +41,10 @@ class RateMeter {
       active_.push_back(g.workers);
       has_gpu_ = has_gpu_ || g.is_gpu();
     }
-    for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::size_t g = 0; g < groups.size(); ++g) {
       probe_[g] = static_cast<double>(groups[g].proves_itself ? 1 : workers) * mean_tile_cost;
+      if (!groups[g].is_gpu()) work_[g] = groups[g].known_work, seconds_[g] = groups[g].known_seconds;
+    }
   }
 
   void record(std::size_t group, double work, double seconds) {
@@ -160,7 +162,8 @@ void DeviceReport::add(const DeviceReport& other) {
 }
 std::vector<DeviceReport> run_workers(
     const std::vector<WorkerGroup>& groups, TileQueue& queue, Progress* progress,
-    const std::function<double(std::size_t worker, const WorkTile&)>& score, const std::function<bool()>& stop) {
+    const std::function<double(std::size_t worker, const WorkTile&)>& score, const std::function<bool()>& stop,
+    const WorkerHooks& hooks) {
   std::vector<std::size_t> group_of_worker;
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (unsigned w = 0; w < groups[g].workers; ++w) group_of_worker.push_back(g);
@@ -175,6 +178,14 @@ std::vector<DeviceReport> run_workers(
   };
   parallel_for(group_of_worker.size(), static_cast<unsigned>(group_of_worker.size()), [&](std::size_t w, unsigned) {
     const std::size_t g = group_of_worker[w];
+    struct LastTake {
+      const WorkerHooks& hooks;
+      std::size_t worker;
+      ~LastTake() {
+        if (hooks.after_last_take) hooks.after_last_take(worker);
+      }
+    } last_take{hooks, w};
+    if (hooks.before_first_take) hooks.before_first_take(w);
     double cells = 0;
     const double cpu_start = thread_cpu_seconds();
     const auto start = std::chrono::steady_clock::now();

@@ -32,7 +32,17 @@ struct WorkerGroup {
   // speed; then, slower than the CPU workers together, it leaves them the rest, else it takes its
   // share by measured speed.
   bool proves_itself = false;
+  // Work and busy seconds these workers' cores were measured at before the run (CPU workers that
+  // go on from an earlier stage): their rate from the first take on, so that none of them takes a
+  // long tile that a GPU would finish sooner before one of their own tiles has ended.
+  double known_work = 0, known_seconds = 0;
   bool is_gpu() const { return max_tiles_per_take > 1; }
+};
+
+// What a worker does around its takes, by its number: wait for its core before the first (a
+// worker that goes on from one that has yet to finish), and let it go after the last.
+struct WorkerHooks {
+  std::function<void(std::size_t worker)> before_first_take, after_last_take;
 };
 
 struct DeviceReport {
@@ -50,10 +60,11 @@ struct DeviceReport {
 // numbered group by group from 0; score(worker, tile) does the work and returns the cells it
 // scored. With `progress`, advances it by the tiles of each take. With `stop`, a worker leaves as
 // soon as stop() is true before a take, and the tiles not taken stay in the queue (CPU workers that
-// start a run while its GPUs are still being set up leave the rest to them).
+// start a run while its GPUs are still being set up leave the rest to them). `hooks` run on each
+// worker's thread; after_last_take also when its work throws.
 std::vector<DeviceReport> run_workers(const std::vector<WorkerGroup>& groups, TileQueue& queue, Progress* progress,
                                       const std::function<double(std::size_t worker, const WorkTile&)>& score,
-                                      const std::function<bool()>& stop = {});
+                                      const std::function<bool()>& stop = {}, const WorkerHooks& hooks = {});
 // Adds `more` to `reports`, device by device by name; a device new to `reports` is appended.
 void add_reports(std::vector<DeviceReport>& reports, const std::vector<DeviceReport>& more);
 

@@ -137,7 +137,7 @@ class DeviceMatcher {
           while (u < end && work[u].piece()) ++u;
           // A CPU worker matches its pieces itself. A GPU worker gets pieces only under --device
           // all, joining a batch cut for the CPU (auto keeps such a batch on the CPU alone): the
-          // early CPU workers have stopped, so it matches them on every thread.
+          // early CPU workers take no more, so it matches them on every thread.
           letters += work.find_pieces(first, u, &kernel == &devices_.cpu() ? 1 : threads_);
           continue;
         }
@@ -155,7 +155,8 @@ class DeviceMatcher {
     // A batch cut into pieces for the CPU stays on it in a trial: a GPU worker would match the
     // pieces on the cores beside the CPU workers.
     const engine::DeviceUse use = trial_ && work.has_pieces() ? engine::DeviceUse::cpu_alone : use_;
-    const auto batch_reports = devices_.run(queue, nullptr, find, [](std::size_t) {}, {}, use);
+    // No per-worker state to grow: the cores are handed over to the devices as they become ready.
+    const auto batch_reports = devices_.run(queue, nullptr, find, {}, {}, use);
     if (trial_ && whole) choose_devices(batch_reports);
     engine::add_reports(reports_, batch_reports);
     work.gather_pieces(found, [&] { return take_spare(); });

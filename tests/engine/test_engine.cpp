@@ -262,6 +262,39 @@ TEST(Scheduler, AGpuThatProvesItselfLeavesWhenSlower) {
   EXPECT_DOUBLE_EQ(reports[0].cells + reports[1].cells, 800);
 }
 
+// CPU workers whose cores' rate is known from before the run (an early stage's) leave a GPU that
+// has shown itself far faster the rest at once; without it, each takes a tile (0.1 s) first. The
+// CPU workers start just after the GPU's first take (as in a handover, on freed cores).
+TEST(Scheduler, AKnownCpuRateLeavesTheRestToAFasterGpu) {
+  const auto run = [](bool known) {
+    WorkerGroup cpu{"cpu", 2, 1, "cpu"};
+    if (known) cpu.known_work = 10, cpu.known_seconds = 1;  // a tile in 0.1 s
+    const std::vector<WorkerGroup> both{cpu, {"gpu", 1, 1u << 20, "gpu"}};
+    TileQueue queue(100, 1, 1, 1);
+    std::atomic<bool> gpu_took{false};
+    WorkerHooks hooks;
+    hooks.before_first_take = [&](std::size_t w) {
+      if (w == 2) return;
+      while (!gpu_took) std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the take recorded, the next begun
+    };
+    return run_workers(
+        both, queue, nullptr,
+        [&](std::size_t w, const WorkTile& tile) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(w == 2 ? 2 : 100));
+          if (w == 2) gpu_took = true;
+          return static_cast<double>(tile.target_count);
+        },
+        {}, hooks);
+  };
+  auto reports = run(true);
+  EXPECT_DOUBLE_EQ(reports[0].cells, 0);
+  EXPECT_DOUBLE_EQ(reports[1].cells, 100);
+  reports = run(false);
+  EXPECT_GE(reports[0].cells, 1);
+  EXPECT_DOUBLE_EQ(reports[0].cells + reports[1].cells, 100);
+}
+
 // Four GPUs of one model, whose takes each cost a launch's overhead besides their work (so a small
 // probe measures a low rate), three of them ready later than the first (their contexts start), on
 // tiles whose cost grows fivefold from first to last (a database sorted by length): each GPU does
@@ -480,6 +513,63 @@ TEST(StartingDevices, OneKindAloneTakesEveryTile) {
   EXPECT_EQ(run(DeviceUse::cpu_alone), (std::vector<std::string>{"cpu"}));
   EXPECT_EQ(workers.size(), 1u);
   EXPECT_EQ(workers["cpu"], (std::set<std::size_t>{0, 1, 2, 3}));
+}
+
+// A run with no per-worker state to grow hands its cores over: once the devices are ready, the GPU
+// takes tiles while the early workers still finish theirs, the devices' CPU worker i starts only
+// once early worker i has left (never more CPU tiles at once than early workers), and every tile
+// is done once. A CPU tile takes 1 ms; an early tile after the set-up's start waits for the GPU's
+// first take. Were the devices to wait for the early workers, that take would come only after
+// the tiles in hand (each waiting 2 s), and the test fails.
+TEST(StartingDevices, TheDevicesStartWhileTheEarlyWorkersFinishTheirTiles) {
+  constexpr std::size_t kTiles = 400;
+  std::promise<void> gate;
+  StartingDevices<NamedKernel> devices(DeviceChoice::automatic, 6, std::make_unique<NamedKernel>(NamedKernel{"cpu"}),
+                                       [opened = gate.get_future().share()](std::shared_ptr<NamedKernel> cpu,
+                                                                            const auto&) {
+                                         opened.wait();
+                                         Devices<NamedKernel> d;
+                                         d.cpu = cpu;
+                                         d.gpus.push_back(std::make_unique<NamedKernel>(NamedKernel{"gpu0"}));
+                                         d.groups = {{"cpu", 5, 1, "cpu"}, {"gpu0", 1, 64, "H100"}};
+                                         d.kernel_of_worker = {cpu.get(), cpu.get(), cpu.get(), cpu.get(), cpu.get(),
+                                                               d.gpus.front().get()};
+                                         return d;
+                                       });
+  std::mutex mutex;
+  std::vector<int> done(kTiles, 0);
+  int early_tiles = 0, cpu_tiles_now = 0, most_cpu_tiles = 0;
+  std::atomic<bool> gpu_took{false}, overlapped{false};
+  const auto score = [&](NamedKernel& kernel, std::size_t worker, const WorkTile& tile) {
+    const bool gpu = kernel.label == "gpu0", early = worker < 6;
+    bool waits = false;
+    {
+      std::lock_guard lock(mutex);
+      if (!gpu) most_cpu_tiles = std::max(most_cpu_tiles, ++cpu_tiles_now);
+      if (early && ++early_tiles == 20) gate.set_value();
+      waits = early && early_tiles >= 20;
+    }
+    if (gpu) gpu_took = true;
+    else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (waits && !gpu_took && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (waits && gpu_took) overlapped = true;
+    std::lock_guard lock(mutex);
+    if (!gpu) --cpu_tiles_now;
+    for (std::size_t t = tile.first_target; t < tile.first_target + tile.target_count; ++t) ++done[t];
+    return static_cast<double>(tile.target_count);
+  };
+  TileQueue queue(kTiles, 1, 1, 1);
+  const auto reports = devices.run(queue, nullptr, score, {});
+  EXPECT_EQ(std::count(done.begin(), done.end(), 1), static_cast<std::ptrdiff_t>(kTiles));
+  EXPECT_TRUE(overlapped);
+  EXPECT_LE(most_cpu_tiles, 5);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].name, "cpu");
+  EXPECT_EQ(reports[1].name, "gpu0");
+  EXPECT_GT(reports[1].cells, 0);
+  EXPECT_DOUBLE_EQ(reports[0].cells + reports[1].cells, static_cast<double>(kTiles));
 }
 
 // The CPU alone while the devices are set up (mem's batches before its trial): it takes every
