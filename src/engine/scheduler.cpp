@@ -96,7 +96,6 @@ class RateMeter {
   // that ends after the others have finished holds the whole run up, while a tile left to a GPU
   // costs it a fraction of that.
   static constexpr double kTileTimeSpread = 1.5;
-  static constexpr double kTellingTakeSeconds = 0.05;
 
   double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
@@ -156,6 +155,7 @@ void DeviceReport::add(const DeviceReport& other) {
   if (other.first_take_at >= 0 && (first_take_at < 0 || other.first_take_at < first_take_at))
     first_take_at = other.first_take_at;
   finished_at = std::max(finished_at, other.finished_at);
+  longest_take = std::max(longest_take, other.longest_take);
   cells += other.cells;
   busy_seconds += other.busy_seconds;
   cpu_seconds += other.cpu_seconds;
@@ -189,7 +189,7 @@ std::vector<DeviceReport> run_workers(
     double cells = 0;
     const double cpu_start = thread_cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
-    double first_take_at = -1;
+    double first_take_at = -1, longest_take = 0;
     const bool gpu = groups[g].is_gpu();
     while (!(stop && stop())) {
       const double remaining = queue.remaining_cost();
@@ -203,14 +203,16 @@ std::vector<DeviceReport> run_workers(
       const auto take_start = std::chrono::steady_clock::now();
       if (first_take_at < 0) first_take_at = since_scoring_start(take_start);
       cells += score(w, *tile);
-      rates.record(g, work, std::chrono::duration<double>(std::chrono::steady_clock::now() - take_start).count());
+      const double take_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - take_start).count();
+      longest_take = std::max(longest_take, take_seconds);
+      rates.record(g, work, take_seconds);
       if (progress) progress->advance(queue.tiles_in(*tile));
     }
     const auto end = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(end - start).count();
     const double cpu = thread_cpu_seconds() - cpu_start;
     std::lock_guard lock(report_mutex);
-    reports[g].add({"", cells, seconds, cpu, first_take_at, since_scoring_start(end)});
+    reports[g].add({"", cells, seconds, cpu, first_take_at, since_scoring_start(end), longest_take});
   });
   return reports;
 }

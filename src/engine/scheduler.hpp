@@ -45,6 +45,9 @@ struct WorkerHooks {
   std::function<void(std::size_t worker)> before_first_take, after_last_take;
 };
 
+// A take at least this long tells a GPU's speed: a shorter one's time is mostly its launch.
+constexpr double kTellingTakeSeconds = 0.05;
+
 struct DeviceReport {
   std::string name;
   double cells = 0;         // cells scored
@@ -53,6 +56,7 @@ struct DeviceReport {
   // Seconds from the start of scoring to the device's first take and to its last worker's end: a
   // device that starts late (a GPU's set-up) or ends late (a long last take) shows here. -1: no take.
   double first_take_at = -1, finished_at = 0;
+  double longest_take = 0;  // seconds: whether a take was long enough to tell the device's speed
   void add(const DeviceReport& other);
 };
 

@@ -185,12 +185,15 @@ class DeviceMatcher {
   }
 
   // The trial's outcome, from a batch's device reports (letters matched, seconds busy): the
-  // cores' letters a second on every thread against the GPUs'. A GPU that took no unit decides
-  // nothing (the cores drained a small batch first); cores that took none lost to the GPUs.
+  // cores' letters a second on every thread against the GPUs'. GPUs whose takes were all too short
+  // to tell their speed decide nothing (the cores drained the batch while the GPUs' probes were
+  // small, and their time was mostly launches): the next batch tries again. Cores that took no
+  // unit lost to the GPUs.
   void choose_devices(const std::vector<engine::DeviceReport>& batch) {
     double cpu = 0, gpus = 0;  // letters a second
     for (const auto& report : batch) {
       if (report.cells <= 0 || report.busy_seconds <= 0) continue;
+      if (report.name != devices_.cpu().name() && report.longest_take < engine::kTellingTakeSeconds) continue;
       const double per_second = report.cells / report.busy_seconds;  // a worker's, summed over its device's
       if (report.name == devices_.cpu().name()) cpu = per_second * threads_;
       else gpus += per_second;

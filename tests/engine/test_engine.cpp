@@ -256,6 +256,8 @@ TEST(Scheduler, AGpuThatProvesItselfLeavesWhenSlower) {
   auto reports = run(0.1, takes);
   EXPECT_EQ(takes, 1u);
   EXPECT_DOUBLE_EQ(reports[1].cells, 1);
+  EXPECT_GE(reports[1].longest_take, 0.1);  // long enough to tell (kTellingTakeSeconds)
+  EXPECT_LT(reports[0].longest_take, kTellingTakeSeconds);
   EXPECT_DOUBLE_EQ(reports[0].cells + reports[1].cells, 800);
   reports = run(0.001, takes);
   EXPECT_GT(reports[1].cells, 400);
