@@ -192,10 +192,11 @@ class DeviceMatcher {
   void choose_devices(const std::vector<engine::DeviceReport>& batch) {
     double cpu = 0, gpus = 0;  // letters a second
     for (const auto& report : batch) {
+      const bool cores = report.name == devices_.cpu().name();
       if (report.cells <= 0 || report.busy_seconds <= 0) continue;
-      if (report.name != devices_.cpu().name() && report.longest_take < engine::kTellingTakeSeconds) continue;
+      if (!cores && report.longest_take < engine::kTellingTakeSeconds) continue;
       const double per_second = report.cells / report.busy_seconds;  // a worker's, summed over its device's
-      if (report.name == devices_.cpu().name()) cpu = per_second * threads_;
+      if (cores) cpu = per_second * threads_;
       else gpus += per_second;
     }
     if (gpus == 0) return;
