@@ -128,17 +128,16 @@ class StartingDevices {
                                 const std::function<void(std::size_t workers)>& grow,
                                 const std::function<void()>& before_devices = {}, DeviceUse use = DeviceUse::planned) {
     std::vector<DeviceReport> reports;
-    const std::size_t early_workers = early_ ? threads_ : 0;  // the most there can be
     if (early_ && !ready() && use != DeviceUse::cpu_alone) {
       if (!grow) return handover(queue, progress, score, before_devices, use);
-      grow(early_workers);
+      grow(early_workers());
       reports = run_workers(
           early_groups(), queue, progress, [&](std::size_t w, const WorkTile& tile) { return score(*cpu_, w, tile); },
           [&] { return ready(); });
     }
     if (queue.remaining_cost() <= 0) return reports;
     if (use == DeviceUse::cpu_alone) {
-      if (grow) grow(std::max<std::size_t>(early_workers, threads_));
+      if (grow) grow(std::max<std::size_t>(early_workers(), threads_));
       // While the set-up runs, a core is left to it as for the early workers.
       const unsigned workers = starting() ? workers_while_devices_start(threads_) : threads_;
       add_reports(reports, run_workers(cpu_groups(workers, false), queue, progress,
@@ -146,7 +145,7 @@ class StartingDevices {
       return reports;
     }
     Devices<Kernel>& d = devices();
-    if (grow) grow(early_workers + d.workers());
+    if (grow) grow(early_workers() + d.workers());
     if (before_devices) before_devices();
     add_reports(reports, run_devices(d, queue, progress, score, use));
     return reports;
@@ -159,25 +158,35 @@ class StartingDevices {
   };
 
   // The devices' workers, numbered as in d.groups; with gpus_alone, the CPU's are left out. In a
-  // handover, `cpu` is what the early workers measured, and `hooks` wait for their cores.
+  // handover, `cpu` is what the early workers measured, and the CPU's worker i waits for `cores`'
+  // core i (the CPU's group leads, plan_worker_groups).
   std::vector<DeviceReport> run_devices(Devices<Kernel>& d, TileQueue& queue, Progress* progress, const Score& score,
-                                        DeviceUse use, const Measured& cpu = {}, const WorkerHooks& hooks = {}) {
-    const std::size_t early_workers = early_ ? threads_ : 0;
+                                        DeviceUse use, const Measured& cpu = {}, CoreHandover* cores = nullptr) {
     std::vector<WorkerGroup> groups;
-    std::size_t first = 0;
+    std::size_t first = 0, cpu_workers = 0;
     for (const WorkerGroup& g : d.groups) {
       if (use != DeviceUse::gpus_alone || g.is_gpu()) groups.push_back(g);
-      else if (groups.empty()) first += g.workers;  // the CPU's group leads (plan_worker_groups)
+      else if (groups.empty()) first += g.workers;
     }
-    for (WorkerGroup& g : groups)
-      if (!g.is_gpu()) g.known_work = cpu.work, g.known_seconds = cpu.seconds;
+    for (WorkerGroup& g : groups) {
+      if (g.is_gpu()) continue;
+      g.known_work = cpu.work, g.known_seconds = cpu.seconds;
+      cpu_workers += g.workers;
+    }
+    WorkerHooks hooks;
+    if (cores)
+      hooks.before_first_take = [&](std::size_t w) {
+        if (w < cpu_workers) cores->take(w);
+      };
     return run_workers(
         groups, queue, progress,
         [&](std::size_t w, const WorkTile& tile) {
-          return score(*d.kernel_of_worker[first + w], early_workers + first + w, tile);
+          return score(*d.kernel_of_worker[first + w], early_workers() + first + w, tile);
         },
         {}, hooks);
   }
+  // The most early workers there can be: their numbers come first.
+  std::size_t early_workers() const { return early_ ? threads_ : 0; }
 
   // The early workers, and the devices as soon as they are ready: early worker i leaves after its
   // tile in hand, and the devices' CPU worker i starts on its core then; the GPUs start at once.
@@ -217,14 +226,7 @@ class StartingDevices {
         std::lock_guard lock(measured_mutex);
         so_far = measured;
       }
-      // The CPU's workers lead the devices' (run_devices): worker i waits for early worker i's core.
-      std::size_t cpu_workers = 0;
-      if (use != DeviceUse::gpus_alone)
-        for (const WorkerGroup& g : d.groups) cpu_workers += g.is_gpu() ? 0 : g.workers;
-      const auto take_core = [&](std::size_t w) {
-        if (w < cpu_workers) cores.take(w);
-      };
-      device_reports = run_devices(d, queue, progress, score, use, so_far, {take_core, {}});
+      device_reports = run_devices(d, queue, progress, score, use, so_far, &cores);
     }
     std::vector<DeviceReport> reports = early_reports.get();
     add_reports(reports, device_reports);
