@@ -6,7 +6,9 @@
 // suffix array), extends every occurrence to the left and, where its match starts within the
 // seed's step, to the right, and keeps what the CPU finder keeps (the same uniqueness by
 // dominance, the same per-position search for seeds with many occurrences, carrying what one
-// position's search learnt to the next). A strand with a periodic stretch over
+// position's search learnt to the next). Under -maxmatch every occurrence is reported, and one seed
+// of a repeat-rich genome may have thousands: there a thread looks up an item's seeds, and the
+// occurrences are then shared out kOccurrencesPerChunk to a thread (match_by_occurrence). A strand with a periodic stretch over
 // kLongestGpuStretch letters is left to the CPU, which crosses such stretches in one step. It
 // sorts its matches and applies -mum's rule when the item is the whole strand. An item with more
 // than its slot's kMatchesPerItem is counted, found again at its place in the packed result and
@@ -27,6 +29,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <cstdint>
 #include <string>
@@ -47,11 +50,13 @@ namespace {
 constexpr unsigned kSeedsPerItem = 32;
 constexpr unsigned kMatchesPerItem = 32;
 constexpr unsigned kMostOccurrencesToExtend = 64;  // as the CPU finder
+constexpr unsigned kOccurrencesPerChunk = 32;      // -maxmatch: a thread's share (a bit each in a mask)
 constexpr unsigned kNotExtended = ~0u;
 constexpr unsigned kThreadsPerBlock = 128;
 constexpr std::size_t kItemsPerSlice = std::size_t{1} << 19;
 constexpr std::size_t kLettersPerSlice = std::size_t{1} << 27;
 constexpr std::size_t kLongestGpuStretch = 1024;
+constexpr unsigned kMostChunkBlocks = 1u << 16;  // -maxmatch's chunk kernels stride over the rest
 
 struct Item {
   unsigned strand;      // within the slice
@@ -80,6 +85,14 @@ struct SliceView {
   unsigned* marks;                // per item, a bit per seed: many occurrences (with pieces)
   bool marked;                    // the marks are every piece's: use them, do not decide per piece
   unsigned long long* overflows;  // items marked as overflowed
+  // -maxmatch, by occurrence: per item, each seed's rows (kSeedsPerItem) and its first chunk
+  // (and one more: the chunk count); per chunk, the bits of the occurrences that start a match,
+  // their count and the exclusive prefix sum of the counts (and one more: the total).
+  uint2* rows;
+  unsigned long long* chunk_first;
+  unsigned* chunk_marks;
+  unsigned long long* chunk_counts;
+  unsigned long long* chunk_offsets;
 };
 
 class ItemFinder {
@@ -112,28 +125,48 @@ class ItemFinder {
     return marks;
   }
 
+  // -maxmatch: the rows of each seed of `item` in `rows` ((0, 0) where it has none, or -n rules it
+  // out), and their total.
+  __device__ unsigned long long seed_rows(const Item& item, uint2* rows) const {
+    unsigned long long total = 0;
+    for (unsigned j = 0; j < item.seeds; ++j) {
+      const unsigned char* letters = q_ + (item.first_seed + j) * p_.seed_step;
+      uint2 found = make_uint2(0, 0);
+      if (bases_only_ok(letters, p_.seed_length)) found = find_rows(letters, p_.seed_length);
+      if (found.y <= found.x) found = make_uint2(0, 0);
+      rows[j] = found;
+      total += found.y - found.x;
+    }
+    return total;
+  }
+
+  // -maxmatch: the match through the seed at `pos` and its occurrence at text offset t, reported
+  // from this seed only if it starts within the seed's step (MemFinder::find_at_seed).
+  __device__ bool occurrence_match(unsigned pos, unsigned long long t, MemMatch& match) const {
+    const unsigned left = extend_left(pos, t, p_.seed_step);
+    if (left >= p_.seed_step) return false;
+    const unsigned k = p_.seed_length;
+    const unsigned length = left + k + extend_right(q_, qlen_, pos + k, t + k);
+    if (length < p_.min_length) return false;
+    match.ref_pos = t - left;
+    match.query_pos = pos - left;
+    match.length = length;
+    return true;
+  }
+
+  // The unique matches of the seed at `pos` (-mumreference, -mum; -maxmatch is found by occurrence).
   // `repeated`: 1 or 0 from the marks of every piece, -1 to decide from this seed's rows.
   __device__ void seed(unsigned pos, int repeated) {
     const unsigned k = p_.seed_length;
     if (!bases_only_ok(q_ + pos, k)) return;
     const uint2 rows = find_rows(q_ + pos, k);
     const bool many = repeated < 0 ? rows.y > rows.x && rows.y - rows.x > kMostOccurrencesToExtend : repeated == 1;
-    if (p_.kind != static_cast<int>(MemKind::maxmatch) && many) {
+    if (many) {
       for (unsigned at = pos + 1 >= p_.seed_step ? pos + 1 - p_.seed_step : 0; at <= pos && !full(); ++at)
         unique_at(at);
       return;
     }
     if (rows.y <= rows.x) return;
-    if (p_.kind == static_cast<int>(MemKind::maxmatch)) {
-      for (unsigned row = rows.x; row < rows.y && !full(); ++row) {
-        const unsigned long long t = sa_at(ix_, row);
-        const unsigned left = extend_left(pos, t, p_.seed_step);
-        if (left >= p_.seed_step) continue;
-        const unsigned length = left + k + extend_right(q_, qlen_, pos + k, t + k);
-        if (length >= p_.min_length) emit(t - left, pos - left, length);
-      }
-      return;
-    }
     // Left first: only an occurrence whose match starts within this seed's step is extended to
     // the right (MemFinder::find_at_seed), so a long match is not extended again at every seed.
     unsigned lefts[kMostOccurrencesToExtend], rights[kMostOccurrencesToExtend];
@@ -372,6 +405,91 @@ __global__ void __launch_bounds__(kThreadsPerBlock) pack_matches(DeviceIndex ix,
   finder.seeds(item, marks_of(s, i));
 }
 
+// -maxmatch by occurrence, step 1: each item's seeds' rows, and its chunks of occurrences (scanned
+// into chunk_first afterwards).
+__global__ void __launch_bounds__(kThreadsPerBlock) count_occurrence_chunks(DeviceIndex ix, DeviceParams p, SliceView s,
+                                                                           unsigned long long* chunks) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= s.item_count) return;
+  const Item item = s.items[i];
+  const unsigned long long occurrences =
+      finder_for(ix, p, s, item, nullptr, 0).seed_rows(item, s.rows + static_cast<std::size_t>(i) * kSeedsPerItem);
+  chunks[i] = (occurrences + kOccurrencesPerChunk - 1) / kOccurrencesPerChunk;
+}
+
+// The item that chunk `chunk` belongs to: the last with chunk_first at or below it.
+__device__ unsigned item_of_chunk(const SliceView& s, unsigned long long chunk) {
+  unsigned lo = 0, hi = s.item_count;  // chunk_first[lo] <= chunk < chunk_first[hi]
+  while (hi - lo > 1) {
+    const unsigned mid = lo + (hi - lo) / 2;
+    if (s.chunk_first[mid] <= chunk) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Calls visit(n, finder, seed position, text offset) for the occurrences n = 0, 1, ... of chunk
+// `chunk`: its item's occurrences in seed order, then suffix-array order, from the chunk's first on.
+template <typename Visit>
+__device__ void visit_chunk(const DeviceIndex& ix, const DeviceParams& p, const SliceView& s, unsigned long long chunk,
+                            Visit visit) {
+  const unsigned i = item_of_chunk(s, chunk);
+  const Item item = s.items[i];
+  const uint2* rows = s.rows + static_cast<std::size_t>(i) * kSeedsPerItem;
+  unsigned long long skip = (chunk - s.chunk_first[i]) * kOccurrencesPerChunk;
+  unsigned j = 0;
+  for (; skip >= rows[j].y - rows[j].x; ++j) skip -= rows[j].y - rows[j].x;
+  unsigned row = rows[j].x + static_cast<unsigned>(skip);
+  const ItemFinder finder = finder_for(ix, p, s, item, nullptr, 0);
+  for (unsigned n = 0; n < kOccurrencesPerChunk; ++n, ++row) {
+    while (row >= rows[j].y) {
+      if (++j == item.seeds) return;
+      row = rows[j].x;
+    }
+    visit(n, finder, (item.first_seed + j) * p.seed_step, sa_at(ix, row));
+  }
+}
+
+// Step 2, a thread per chunk: which of its occurrences start a match, and how many.
+__global__ void __launch_bounds__(kThreadsPerBlock) mark_occurrence_matches(DeviceIndex ix, DeviceParams p, SliceView s,
+                                                                           unsigned long long chunks) {
+  for (unsigned long long c = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; c < chunks;
+       c += static_cast<unsigned long long>(gridDim.x) * blockDim.x) {
+    unsigned marks = 0;
+    visit_chunk(ix, p, s, c, [&](unsigned n, const ItemFinder& finder, unsigned pos, unsigned long long t) {
+      MemMatch match;
+      if (finder.occurrence_match(pos, t, match)) marks |= 1u << n;
+    });
+    s.chunk_marks[c] = marks;
+    s.chunk_counts[c] = __popc(marks);
+  }
+}
+
+// Step 3 (after a scan of the chunks' counts), a thread per item: where its matches go, and how many.
+__global__ void __launch_bounds__(kThreadsPerBlock) place_item_matches(SliceView s) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= s.item_count) return;
+  const unsigned long long from = s.chunk_offsets[s.chunk_first[i]], to = s.chunk_offsets[s.chunk_first[i + 1]];
+  s.offsets[i] = from;
+  s.counts[i] = to - from;
+  if (i + 1 == s.item_count) s.offsets[i + 1] = to;
+}
+
+// Step 4, a thread per chunk: its marked matches at their place in `packed` (in occurrence order:
+// each item's are sorted afterwards).
+__global__ void __launch_bounds__(kThreadsPerBlock) write_occurrence_matches(DeviceIndex ix, DeviceParams p, SliceView s,
+                                                                            unsigned long long chunks) {
+  for (unsigned long long c = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; c < chunks;
+       c += static_cast<unsigned long long>(gridDim.x) * blockDim.x) {
+    const unsigned marks = s.chunk_marks[c];
+    if (marks == 0) continue;
+    MemMatch* to = s.packed + s.chunk_offsets[c];
+    visit_chunk(ix, p, s, c, [&](unsigned n, const ItemFinder& finder, unsigned pos, unsigned long long t) {
+      if (marks >> n & 1u) finder.occurrence_match(pos, t, *to++);
+    });
+  }
+}
+
 // A match as a radix-sortable key in hyalign's order (query position, then reference position,
 // which together fix the length) and its length, and back. Text offsets are below 2^32.
 __global__ void matches_to_keys(const MemMatch* matches, unsigned long long n, unsigned long long* keys,
@@ -401,14 +519,23 @@ struct SliceBuffers {
   DeviceBuffer<unsigned> d_marks, d_lengths;
   DeviceBuffer<Item> d_items;
   DeviceBuffer<MemMatch> d_slots, d_packed;
+  DeviceBuffer<uint2> d_rows;  // -maxmatch's buffers (SliceView)
+  DeviceBuffer<unsigned long long> d_chunk_first, d_chunk_counts, d_chunk_offsets;
+  DeviceBuffer<unsigned> d_chunk_marks;
   std::size_t first = 0, end = 0, item_count = 0, number = 0;  // number: the slice's place in its take
   bool busy = false;
 
   SliceView view(bool marked) {
-    return {d_letters.ptr, d_starts.ptr, d_items.ptr, static_cast<unsigned>(item_count), d_slots.ptr,
-            d_overflowed.ptr, d_counts.ptr, d_offsets.ptr, d_packed.ptr, d_marks.ptr, marked, d_overflows.ptr};
+    return {d_letters.ptr,     d_starts.ptr,   d_items.ptr,      static_cast<unsigned>(item_count),
+            d_slots.ptr,       d_overflowed.ptr, d_counts.ptr,   d_offsets.ptr,
+            d_packed.ptr,      d_marks.ptr,    marked,           d_overflows.ptr,
+            d_rows.ptr,        d_chunk_first.ptr, d_chunk_marks.ptr, d_chunk_counts.ptr,
+            d_chunk_offsets.ptr};
   }
-  unsigned blocks() const { return static_cast<unsigned>((item_count + kThreadsPerBlock - 1) / kThreadsPerBlock); }
+  unsigned blocks() const { return blocks_for(item_count); }
+  static unsigned blocks_for(std::size_t threads) {
+    return static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock);
+  }
 };
 
 // Grows a buffer by half again when it must grow: a slice's matches vary, and every reallocation
@@ -428,10 +555,16 @@ bool is_page_locked(const void* host) {
   return attributes.type == cudaMemoryTypeHost;
 }
 
-// Copies on a few threads: one thread's copy of a slice would hold the GPU up.
+// Copies on a few threads where a copy is large: one thread's copy of a slice would hold the GPU
+// up. A small one stays on the calling thread, since threads started while the CPU's workers keep
+// every core busy wait for one (milliseconds a take, which --device auto's trial counts).
 template <typename T>
 void copy_in_parallel(const T* from, std::size_t n, T* to) {
-  constexpr std::size_t kCopyThreads = 4;
+  constexpr std::size_t kCopyThreads = 4, kBytesForThreads = std::size_t{16} << 20;
+  if (n * sizeof(T) < kBytesForThreads) {
+    std::copy(from, from + n, to);
+    return;
+  }
   parallel_for(kCopyThreads, kCopyThreads, [&](std::size_t part, unsigned) {
     const std::size_t begin = n * part / kCopyThreads, end = n * (part + 1) / kCopyThreads;
     std::copy(from + begin, from + end, to + begin);
@@ -440,7 +573,8 @@ void copy_in_parallel(const T* from, std::size_t n, T* to) {
 
 // Device memory a kernel takes beside the index: two slices' buffers (letters, starts, items,
 // counts, offsets, marks, flags, slots, and packed matches counted at a slot's worth, though they
-// grow with a slice's matches) and room for the runtime.
+// grow with a slice's matches; -maxmatch's seed rows take less than the slots they replace, and its
+// chunks grow with a slice's occurrences) and room for the runtime.
 constexpr std::size_t kBytesBesideIndex =
     2 * (kLettersPerSlice + kItemsPerSlice * (3 * sizeof(unsigned long long) + sizeof(Item) + sizeof(unsigned) + 1 +
                                               2 * kMatchesPerItem * sizeof(MemMatch))) +
@@ -670,6 +804,7 @@ class MemGpuKernel final : public MemKernel {
     check(cudaEventRecord(s.kernel_start, s.stream), "cudaEventRecord");
     if (items > 0) {
       if (pass == Pass::mark) start_marking(s);
+      else if (by_occurrence()) start_finding_by_occurrence(s);
       else start_finding(s);
     }
     check(cudaEventRecord(s.counted, s.stream), "cudaEventRecord");
@@ -699,20 +834,48 @@ class MemGpuKernel final : public MemKernel {
     find_item_matches<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(marked));
     count_overflowed<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(marked));
     check(cudaGetLastError(), "kernel launch");
-    std::size_t space = s.d_scan_space.size;
-    check(cub::DeviceScan::ExclusiveSum(s.d_scan_space.ptr, space, s.d_counts.ptr, s.d_offsets.ptr,
-                                        static_cast<int>(items + 1), s.stream), "scan");
+    exclusive_sum(s, s.d_counts.ptr, s.d_offsets.ptr, items + 1);
     check(cudaMemcpyAsync(s.totals.ptr, s.d_offsets.ptr + items, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                           s.stream), "download");
     check(cudaMemcpyAsync(s.totals.ptr + 1, s.d_overflows.ptr, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                           s.stream), "download");
   }
 
+  bool by_occurrence() const { return p_.kind == static_cast<int>(MemKind::maxmatch); }
+
+  // -maxmatch, step 1 and the scan of the items' chunk counts (kept in d_counts until step 3); the
+  // chunk count is downloaded.
+  void start_finding_by_occurrence(SliceBuffers& s) {
+    const std::size_t items = s.item_count;
+    check(cudaMemsetAsync(s.d_counts.ptr + items, 0, sizeof(unsigned long long), s.stream), "memset");
+    count_occurrence_chunks<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(false), s.d_counts.ptr);
+    check(cudaGetLastError(), "kernel launch");
+    exclusive_sum(s, s.d_counts.ptr, s.d_chunk_first.ptr, items + 1);
+    check(cudaMemcpyAsync(s.totals.ptr, s.d_chunk_first.ptr + items, sizeof(unsigned long long),
+                          cudaMemcpyDeviceToHost, s.stream), "download");
+  }
+
+  // An exclusive prefix sum of n values on the slice's stream (its space grown when a scan needs more).
+  static void exclusive_sum(SliceBuffers& s, const unsigned long long* in, unsigned long long* out, std::size_t n) {
+    if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw std::runtime_error("more work items or occurrences in one slice than a scan takes");
+    std::size_t space = 0;
+    check(cub::DeviceScan::ExclusiveSum(nullptr, space, in, out, static_cast<int>(n), s.stream), "scan");
+    reserve_with_room(s.d_scan_space, space);
+    space = s.d_scan_space.size;
+    check(cub::DeviceScan::ExclusiveSum(s.d_scan_space.ptr, space, in, out, static_cast<int>(n), s.stream), "scan");
+  }
+
   void reserve_buffers(SliceBuffers& s) {
     s.d_letters.reserve(kLettersPerSlice + kLetterPadding);
     s.d_starts.reserve(kItemsPerSlice + 1);
     s.d_items.reserve(kItemsPerSlice);
-    s.d_slots.reserve(kItemsPerSlice * kMatchesPerItem);
+    if (by_occurrence()) {
+      s.d_rows.reserve(kItemsPerSlice * kSeedsPerItem);
+      s.d_chunk_first.reserve(kItemsPerSlice + 1);
+    } else {
+      s.d_slots.reserve(kItemsPerSlice * kMatchesPerItem);
+    }
     s.d_overflowed.reserve(kItemsPerSlice);
     s.d_counts.reserve(kItemsPerSlice + 1);
     s.d_offsets.reserve(kItemsPerSlice + 1);
@@ -746,21 +909,17 @@ class MemGpuKernel final : public MemKernel {
     add_kernel_time(s);
   }
 
-  // Places every item's matches once their total is known, sorts the items that overflowed their
-  // slots, downloads the matches and appends the slice's strands to `out`.
+  // Places every item's matches, downloads them and appends the slice's strands to `out`.
   void collect_matches(SliceBuffers& s, StrandMatches& out) {
-    const std::size_t total = s.item_count ? s.totals.ptr[0] : 0;
+    std::size_t total = 0;
     if (s.item_count > 0) {
-      reserve_with_room(s.d_packed, total);
-      reserve_with_room(s.packed, total);
-      pack_matches<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(!marks_.empty()));
-      check(cudaGetLastError(), "kernel launch");
-      if (s.totals.ptr[1] > 0) sort_items(s, total);  // overflowed items are found in seed order
+      total = by_occurrence() ? write_matches_by_occurrence(s) : write_matches_by_item(s);
       check(cudaEventRecord(s.kernel_stop, s.stream), "cudaEventRecord");
       check(cudaMemcpyAsync(s.counts.ptr, s.d_counts.ptr, s.item_count * sizeof(unsigned long long),
                             cudaMemcpyDeviceToHost, s.stream), "download");
-      check(cudaMemcpyAsync(s.overflowed.ptr, s.d_overflowed.ptr, s.item_count, cudaMemcpyDeviceToHost, s.stream),
-            "download");
+      if (p_.apply_mum)
+        check(cudaMemcpyAsync(s.overflowed.ptr, s.d_overflowed.ptr, s.item_count, cudaMemcpyDeviceToHost, s.stream),
+              "download");
       check(cudaMemcpyAsync(s.packed.ptr, s.d_packed.ptr, total * sizeof(MemMatch), cudaMemcpyDeviceToHost, s.stream),
             "download");
       check(cudaStreamSynchronize(s.stream), "kernel");
@@ -770,6 +929,44 @@ class MemGpuKernel final : public MemKernel {
     out.matches.resize(base + total);  // left unset (LargeArray), then written on several threads
     copy_in_parallel(s.packed.ptr, total, out.matches.data() + base);
     append_offsets(s, base, out);
+  }
+
+  // Pass 3 once the total is known, and the sort of the items that overflowed their slots (found
+  // again in seed order); returns the total.
+  std::size_t write_matches_by_item(SliceBuffers& s) {
+    const std::size_t total = s.totals.ptr[0];
+    reserve_with_room(s.d_packed, total);
+    reserve_with_room(s.packed, total);
+    pack_matches<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(!marks_.empty()));
+    check(cudaGetLastError(), "kernel launch");
+    if (s.totals.ptr[1] > 0) sort_items(s, total);
+    return total;
+  }
+
+  // -maxmatch, steps 2 to 4 once the chunk count is known: the chunks' marks and their scan, the
+  // items' places, then (once the total is known) the matches, each item's sorted. Returns the total.
+  std::size_t write_matches_by_occurrence(SliceBuffers& s) {
+    const std::size_t chunks = s.totals.ptr[0];
+    reserve_with_room(s.d_chunk_marks, chunks);
+    reserve_with_room(s.d_chunk_counts, chunks + 1);
+    reserve_with_room(s.d_chunk_offsets, chunks + 1);
+    const unsigned chunk_blocks = std::min(SliceBuffers::blocks_for(chunks), kMostChunkBlocks);
+    if (chunks > 0) mark_occurrence_matches<<<chunk_blocks, kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(false), chunks);
+    check(cudaMemsetAsync(s.d_chunk_counts.ptr + chunks, 0, sizeof(unsigned long long), s.stream), "memset");
+    exclusive_sum(s, s.d_chunk_counts.ptr, s.d_chunk_offsets.ptr, chunks + 1);
+    place_item_matches<<<s.blocks(), kThreadsPerBlock, 0, s.stream>>>(s.view(false));
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaMemcpyAsync(s.totals.ptr, s.d_offsets.ptr + s.item_count, sizeof(unsigned long long),
+                          cudaMemcpyDeviceToHost, s.stream), "download");
+    check(cudaStreamSynchronize(s.stream), "kernel");
+    const std::size_t total = s.totals.ptr[0];
+    if (total == 0) return 0;
+    reserve_with_room(s.d_packed, total);
+    reserve_with_room(s.packed, total);
+    write_occurrence_matches<<<chunk_blocks, kThreadsPerBlock, 0, s.stream>>>(ix_, p_, s.view(false), chunks);
+    check(cudaGetLastError(), "kernel launch");
+    sort_items(s, total);
+    return total;
   }
 
   // Every item's matches sorted in place (items found again are in seed order): a segmented radix
@@ -813,7 +1010,7 @@ class MemGpuKernel final : public MemKernel {
       bool overflowed = false;
       for (; item < s.item_count && s.items.ptr[item].strand == strand; ++item, ++pieces) {
         end_of_strand += s.counts.ptr[item];
-        overflowed = overflowed || s.overflowed.ptr[item];
+        overflowed = overflowed || (p_.apply_mum && s.overflowed.ptr[item]);
       }
       host_mum = host_mum || (p_.apply_mum && (pieces > 1 || overflowed));
       out.offsets.push_back(end_of_strand);
