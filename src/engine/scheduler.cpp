@@ -33,7 +33,7 @@ class RateMeter {
  public:
   RateMeter(const std::vector<WorkerGroup>& groups, double mean_tile_cost)
       : groups_(groups), work_(groups.size()), seconds_(groups.size()), free_at_(groups.size()), probe_(groups.size()),
-        told_(groups.size(), false),
+        telling_takes_(groups.size(), 0), best_rate_(groups.size(), 0.0),
         mean_tile_cost_(mean_tile_cost) {
     std::size_t workers = 0;
     for (const WorkerGroup& g : groups) {
@@ -52,25 +52,29 @@ class RateMeter {
     const bool last_take_only = groups_[group].is_gpu();
     work_[group] = work + (last_take_only ? 0 : work_[group]);
     seconds_[group] = seconds + (last_take_only ? 0 : seconds_[group]);
-    if (seconds >= kTellingTakeSeconds) told_[group] = true;
+    if (seconds >= kTellingTakeSeconds) ++telling_takes_[group];
+    if (seconds > 0) best_rate_[group] = std::max(best_rate_[group], work / seconds);
   }
 
   // The work for a GPU worker of `group` to take out of `remaining`.
   double gpu_take(std::size_t group, double remaining) {
     std::lock_guard lock(mutex_);
     if (groups_.size() == 1) return remaining;  // a device alone has nothing to share
-    if (measured() && (!groups_[group].proves_itself || told_[group])) return remaining * rate(group) / total_rate();
+    if (measured() && (!groups_[group].proves_itself || telling_takes_[group] > 0))
+      return remaining * rate(group) / total_rate();
     return std::exchange(probe_[group], 2 * probe_[group]);
   }
-  // Whether a GPU worker of `group` that proves itself should stop: measured slower than the CPU
-  // workers together, on a take long enough to tell (a short one's time is mostly its launch).
+  // Whether a GPU worker of `group` that proves itself should stop: slower than the CPU workers
+  // together on its best take, after kTellingTakesToLeave takes long enough to tell (a short one's
+  // time is mostly its launch). One slow take may be a stall, not the GPU: its host thread waiting
+  // for a core that the CPU workers and the job's other steps share.
   bool gpu_worker_retires(std::size_t group) {
     std::lock_guard lock(mutex_);
-    if (!groups_[group].proves_itself || !measured() || !told_[group]) return false;
+    if (!groups_[group].proves_itself || !measured() || telling_takes_[group] < kTellingTakesToLeave) return false;
     double cpu = 0;
     for (std::size_t g = 0; g < groups_.size(); ++g)
       if (!groups_[g].is_gpu()) cpu += rate(g) * static_cast<double>(active_[g]);
-    if (rate(group) >= cpu) return false;
+    if (best_rate_[group] >= cpu) return false;
     --active_[group];
     return true;
   }
@@ -143,7 +147,8 @@ class RateMeter {
   std::vector<double> work_, seconds_;
   std::vector<double> free_at_;  // seconds from start_ at which a GPU group's current take should end
   std::vector<double> probe_;    // a GPU's next probe, while not every model has a rate
-  std::vector<bool> told_;       // a take of the group lasted long enough to tell its speed
+  std::vector<int> telling_takes_;  // the group's takes that lasted long enough to tell its speed
+  std::vector<double> best_rate_;   // work per second of the group's fastest take
   std::vector<std::size_t> active_;
   const double mean_tile_cost_;
   bool has_gpu_ = false;  // whether CPU workers may retire (the last active worker never does)
@@ -155,7 +160,8 @@ void DeviceReport::add(const DeviceReport& other) {
   if (other.first_take_at >= 0 && (first_take_at < 0 || other.first_take_at < first_take_at))
     first_take_at = other.first_take_at;
   finished_at = std::max(finished_at, other.finished_at);
-  longest_take = std::max(longest_take, other.longest_take);
+  telling_takes += other.telling_takes;
+  best_take_rate = std::max(best_take_rate, other.best_take_rate);
   cells += other.cells;
   busy_seconds += other.busy_seconds;
   cpu_seconds += other.cpu_seconds;
@@ -189,7 +195,8 @@ std::vector<DeviceReport> run_workers(
     double cells = 0;
     const double cpu_start = thread_cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
-    double first_take_at = -1, longest_take = 0;
+    double first_take_at = -1, best_take_rate = 0;
+    int telling_takes = 0;
     const bool gpu = groups[g].is_gpu();
     while (!(stop && stop())) {
       const double remaining = queue.remaining_cost();
@@ -202,9 +209,11 @@ std::vector<DeviceReport> run_workers(
       if (gpu) rates.holds(g, work);
       const auto take_start = std::chrono::steady_clock::now();
       if (first_take_at < 0) first_take_at = since_scoring_start(take_start);
-      cells += score(w, *tile);
+      const double take_cells = score(w, *tile);
+      cells += take_cells;
       const double take_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - take_start).count();
-      longest_take = std::max(longest_take, take_seconds);
+      if (take_seconds >= kTellingTakeSeconds) ++telling_takes;
+      if (take_seconds > 0) best_take_rate = std::max(best_take_rate, take_cells / take_seconds);
       rates.record(g, work, take_seconds);
       if (progress) progress->advance(queue.tiles_in(*tile));
     }
@@ -212,7 +221,7 @@ std::vector<DeviceReport> run_workers(
     const double seconds = std::chrono::duration<double>(end - start).count();
     const double cpu = thread_cpu_seconds() - cpu_start;
     std::lock_guard lock(report_mutex);
-    reports[g].add({"", cells, seconds, cpu, first_take_at, since_scoring_start(end), longest_take});
+    reports[g].add({"", cells, seconds, cpu, first_take_at, since_scoring_start(end), telling_takes, best_take_rate});
   });
   return reports;
 }

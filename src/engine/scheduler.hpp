@@ -26,11 +26,10 @@ struct WorkerGroup {
   // CPU workers that take the queue's last tiles (the cheapest, in a database sorted longest first):
   // those that start while GPUs are set up, and must hand over soon.
   bool takes_from_end = false;
-  // A GPU that proves itself before it shares (mem's, whose GPU can be far slower than the cores
-  // and whose take's time need not follow its size: one item's serial work can hold it for
-  // seconds). Its probes start at one tile and double until one lasts long enough to tell its
-  // speed; then, slower than the CPU workers together, it leaves them the rest, else it takes its
-  // share by measured speed.
+  // A GPU that proves itself before it shares (mem's, whose GPU can be slower than the cores on
+  // some shapes). Its probes start at one tile and double until one lasts long enough to tell its
+  // speed; then it takes its share by measured speed, and leaves the CPU workers the rest once
+  // kTellingTakesToLeave such takes have shown even its fastest take slower than them together.
   bool proves_itself = false;
   // Work and busy seconds these workers' cores were measured at before the run (CPU workers that
   // go on from an earlier stage): their rate from the first take on, so that none of them takes a
@@ -45,8 +44,10 @@ struct WorkerHooks {
   std::function<void(std::size_t worker)> before_first_take, after_last_take;
 };
 
-// A take at least this long tells a GPU's speed: a shorter one's time is mostly its launch.
+// A take at least this long tells a GPU's speed: a shorter one's time is mostly its launch. A GPU
+// that proves itself is judged slower only on this many such takes.
 constexpr double kTellingTakeSeconds = 0.05;
+constexpr int kTellingTakesToLeave = 2;
 
 struct DeviceReport {
   std::string name;
@@ -56,7 +57,10 @@ struct DeviceReport {
   // Seconds from the start of scoring to the device's first take and to its last worker's end: a
   // device that starts late (a GPU's set-up) or ends late (a long last take) shows here. -1: no take.
   double first_take_at = -1, finished_at = 0;
-  double longest_take = 0;  // seconds: whether a take was long enough to tell the device's speed
+  // Takes long enough to tell the device's speed (kTellingTakeSeconds), and the cells a second of
+  // its fastest take: a take's time can be stretched (a launch, a stalled host thread), never cut.
+  int telling_takes = 0;
+  double best_take_rate = 0;
   void add(const DeviceReport& other);
 };
 

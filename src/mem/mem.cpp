@@ -102,9 +102,9 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, boo
 // With --device auto, the first batch that the GPUs and the CPU's cores match together from its
 // start is a trial: each takes its share of the units by its measured speed, and the faster of
 // the two matches the batches after it alone. Neither wins everywhere: on the H200 host's 16
-// cores, -maxmatch with many matches a letter was matched 5x as fast by the cores as by the GPU,
-// and where the GPU is faster, the cores are worth more to the run's other steps (reading,
-// output, the GPU's host side) than beside it (docs/performance.md).
+// cores, genomes against genomes matched as fast as on the GPU, reads 2-3x slower, and where the
+// GPU is faster, the cores are worth more to the run's other steps (reading, output, the GPU's
+// host side) than beside it (docs/performance.md).
 class DeviceMatcher {
  public:
   DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices, const index::SuffixIndex& index,
@@ -184,27 +184,32 @@ class DeviceMatcher {
     return &pieces_;
   }
 
-  // The trial's outcome, from a batch's device reports (letters matched, seconds busy): the
-  // cores' letters a second on every thread against the GPUs'. GPUs whose takes were all too short
-  // to tell their speed decide nothing (the cores drained the batch while the GPUs' probes were
-  // small, and their time was mostly launches): the next batch tries again. Cores that took no
-  // unit lost to the GPUs.
+  // The trial's outcome, from its batches' device reports so far: the GPUs' letters a second on
+  // their fastest takes against the cores' on every thread. A take's time can be stretched (its
+  // launch, its host thread waiting for a core the cores' workers and the job's output share),
+  // never cut, so the fastest take tells a GPU's speed. GPUs faster than the cores match the rest;
+  // GPUs slower even so, on takes long enough to tell, leave it to the cores. Otherwise (the cores
+  // drained the batch while the GPUs' probes were small, their time mostly launches) the next
+  // batch tries again. Cores that took no unit lost to the GPUs.
   void choose_devices(const std::vector<engine::DeviceReport>& batch) {
+    engine::add_reports(trial_reports_, batch);
     double cpu = 0, gpus = 0;  // letters a second
-    for (const auto& report : batch) {
-      const bool cores = report.name == devices_.cpu().name();
-      if (report.cells <= 0 || report.busy_seconds <= 0) continue;
-      if (!cores && report.longest_take < engine::kTellingTakeSeconds) continue;
-      const double per_second = report.cells / report.busy_seconds;  // a worker's, summed over its device's
-      if (cores) cpu = per_second * threads_;
-      else gpus += per_second;
+    int telling_takes = 0;
+    for (const auto& report : trial_reports_) {
+      if (report.name != devices_.cpu().name()) {
+        gpus += report.best_take_rate;
+        telling_takes += report.telling_takes;
+      } else if (report.busy_seconds > 0) {
+        cpu = report.cells / report.busy_seconds * threads_;  // a worker's rate, on every thread
+      }
     }
-    if (gpus == 0) return;
+    const bool gpus_faster = gpus > 0 && gpus >= cpu;
+    if (!gpus_faster && telling_takes < engine::kTellingTakesToLeave) return;
     trial_ = false;
-    use_ = gpus >= cpu ? engine::DeviceUse::gpus_alone : engine::DeviceUse::cpu_alone;
-    log_info("mem: the GPUs matched {:.1f} M query letters a second, the CPU's cores {:.1f} M (on {} threads): the "
-             "{} match the rest",
-             gpus / 1e6, cpu / 1e6, threads_, use_ == engine::DeviceUse::gpus_alone ? "GPUs" : "cores");
+    use_ = gpus_faster ? engine::DeviceUse::gpus_alone : engine::DeviceUse::cpu_alone;
+    log_info("mem: the GPUs matched {:.1f} M query letters a second (fastest take), the CPU's cores {:.1f} M (on {} "
+             "threads): the {} match the rest",
+             gpus / 1e6, cpu / 1e6, threads_, gpus_faster ? "GPUs" : "cores");
   }
 
   // An empty piece, with the memory of one given back.
@@ -226,6 +231,7 @@ class DeviceMatcher {
   bool trial_;  // --device auto, before the trial's batch
   engine::DeviceUse use_ = engine::DeviceUse::planned;
   std::vector<engine::DeviceReport> reports_;
+  std::vector<engine::DeviceReport> trial_reports_;  // the trial's batches'
   std::mutex spare_mutex_;
   std::vector<kernels::StrandMatches> spare_;
 };
