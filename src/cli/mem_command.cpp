@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -9,7 +12,10 @@ namespace hyalign::cli {
 namespace {
 
 // MUMmer spells its match kinds as single-dash words, which CLI11 reads only as --words.
-constexpr std::string_view kMummerWords[] = {"-mum", "-mumreference", "-mumcand", "-maxmatch"};
+constexpr std::string_view kMummerWords[] = {"-mum", "-mumreference", "-mumcand", "-maxmatch", "-help"};
+// mem's options that take a value: the word after one is that value, not an option.
+constexpr std::string_view kOptionsWithValues[] = {"-l", "-o", "--out", "-t", "--threads", "--device",
+                                                   "--gpu-memory", "--batch-letters"};
 
 constexpr std::uint32_t kMaxMinLength = 1u << 30;
 constexpr std::size_t kMaxGpuMemoryMib = std::size_t{1} << 24;  // 16 TiB
@@ -17,12 +23,33 @@ constexpr std::size_t kMaxBatchLetters = std::size_t{1} << 36;
 
 }  // namespace
 
+namespace {
+
+template <std::size_t N>
+bool is_one_of(std::string_view arg, const std::string_view (&words)[N]) {
+  return std::find(std::begin(words), std::end(words), arg) != std::end(words);
+}
+
+// A single-dash word of letters, such as -bogus: CLI11 would read it as one-letter options run
+// together (-b -o gus, writing a file named gus), where mummer refuses it.
+bool is_single_dash_word(std::string_view arg) {
+  return arg.size() > 2 && arg[0] == '-' &&
+         std::all_of(arg.begin() + 1, arg.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+}
+
+}  // namespace
+
 std::vector<std::string> mummer_style_arguments(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   if (argc < 2 || args[1] != "mem") return args;
-  for (std::size_t i = 2; i < args.size(); ++i)
-    for (std::string_view word : kMummerWords)
-      if (args[i] == word) args[i] = "-" + args[i];
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    if (is_one_of(args[i - 1], kOptionsWithValues)) continue;
+    if (is_one_of(args[i], kMummerWords)) args[i] = "-" + args[i];
+    else if (is_single_dash_word(args[i]))
+      throw CLI::ParseError(args[i] + ": not an option of mem (MUMmer's options are words of their own: -mum, -b, "
+                                      "-l 20, not run together)",
+                            CLI::ExitCodes::ExtrasError);
+  }
   return args;
 }
 

@@ -276,6 +276,8 @@ check_error mem_no_queries 'query file' -- mem "$w/mem_ref.fa"
 check_error mem_min_length_zero '-l' -- mem -l 0 "$w/mem_ref.fa" "$w/mem_q.fa"
 check_error mem_two_kinds 'excludes' -- mem -mum -maxmatch "$w/mem_ref.fa" "$w/mem_q.fa"
 check_error mem_both_and_reverse 'excludes' -- mem -b -r "$w/mem_ref.fa" "$w/mem_q.fa"
+# mummer refuses a word it does not know; read as -b -o gus it would write a file named gus
+check_error mem_unknown_word '-bogus: not an option of mem' -- mem -bogus "$w/mem_ref.fa" "$w/mem_q.fa"
 check_error mem_truncated_index 'truncated' -- mem "$w/mem_truncated.hymi" "$w/mem_q.fa"
 check_error mem_damaged_index 'damaged' -- mem "$w/mem_damaged.hymi" "$w/mem_q.fa"
 check_error mem_unwritable_output 'no_such_dir' -- mem -o "$w/no_such_dir/out.txt" "$w/mem_ref.fa" "$w/mem_q.fa"
