@@ -110,7 +110,12 @@ class DeviceMatcher {
   DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices, const index::SuffixIndex& index,
                 const MemOptions& options)
       : devices_(devices), pieces_(index, options.params), threads_(options.threads),
-        trial_(options.device == engine::DeviceChoice::automatic) {}
+        trial_(options.device == engine::DeviceChoice::automatic), device_(options.device) {}
+
+  // Whether the run has GPUs: waits for CUDA to list them, unless their start is held (then false).
+  bool gpus_take_part() const {
+    return device_ != engine::DeviceChoice::cpu && !devices_.held() && !engine::usable_gpus().empty();
+  }
 
   // Whether GPUs match from now on: false while the CPU matches as they are set up, and once the
   // cores won the trial.
@@ -229,6 +234,7 @@ class DeviceMatcher {
   const kernels::MemFinder pieces_;  // matches pieces of long strands
   const unsigned threads_;
   bool trial_;  // --device auto, before the trial's batch
+  const engine::DeviceChoice device_;
   engine::DeviceUse use_ = engine::DeviceUse::planned;
   std::vector<engine::DeviceReport> reports_;
   std::vector<engine::DeviceReport> trial_reports_;  // the trial's batches'
@@ -384,20 +390,22 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
 // Letters per batch: 64 Mi, fewer where the output runs to many bytes per letter (-maxmatch on a
 // repetitive genome writes 40 and more), so that a batch's text stays near kOutputBytes: memory
 // stays bounded, and reading, matching and writing still overlap in a file of few batches. Under
-// -maxmatch the first batch is the smallest, as its bytes per letter are not known before it: a
-// first batch of 40 M letters of 100 kb queries against a repeat-rich genome held 510 M matches,
-// 15 GB of text, and the run 28-39 GB.
+// -maxmatch with GPUs the first batch is the smallest (`small_first`): its bytes per letter are not
+// known before it, and --device auto's trial needs batches after it. 400 x 100 kb against a
+// repeat-rich 100 Mbp genome was one batch of 510 M matches (15 GB of text, the run 28-39 GB), and
+// auto was no faster than the cores. The cores alone keep the full first batch: small batches of
+// such a job left 16 cores mostly idle, each batch waiting for its heaviest unit (docs/performance.md).
 // --batch-letters fixes the size, and so does a job of several ranks (about four batches a rank by
 // the file's size, 1-8 Mi letters): every rank cuts the file into the same batches, and only a
 // batch's owner sees its output.
 class BatchSizer {
  public:
-  BatchSizer(std::size_t given, const std::string& path, kernels::MemKind kind)
+  BatchSizer(std::size_t given, const std::string& path, bool small_first)
       : fixed_(given > 0 || dist::size() > 1),
-        letters_(given > 0                           ? given
-                 : dist::size() > 1                ? dist::stream_unit_size(file_letters(path), kFewestJobLetters, kJobLetters)
-                 : kind == kernels::MemKind::maxmatch ? kFewestLetters
-                                                   : kMostLetters) {}
+        letters_(given > 0            ? given
+                 : dist::size() > 1 ? dist::stream_unit_size(file_letters(path), kFewestJobLetters, kJobLetters)
+                 : small_first      ? kFewestLetters
+                                    : kMostLetters) {}
   std::size_t letters() const { return letters_; }
   // The letters of a file's first batch. Held GPUs start once `letters_left` more letters are
   // matched: a size of its own cuts the batch just past them, so that a large job read from a pipe
@@ -462,7 +470,8 @@ struct BatchInFlight {
 void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options,
                       const SectionWriter& writer, dist::OrderedOutput& out, dist::UnitCounter& units,
                       QueryTotals& totals) {
-  BatchSizer sizer(options.batch_letters, path, options.params.kind);
+  BatchSizer sizer(options.batch_letters, path,
+                   options.params.kind == kernels::MemKind::maxmatch && matcher.gpus_take_part());
   OwnBatches reader(path, options.threads, units);
   BatchInFlight flight[2];
   RecordBatch next;
