@@ -21,10 +21,6 @@ constexpr std::uint32_t kMaxMinLength = 1u << 30;
 constexpr std::size_t kMaxGpuMemoryMib = std::size_t{1} << 24;  // 16 TiB
 constexpr std::size_t kMaxBatchLetters = std::size_t{1} << 36;
 
-}  // namespace
-
-namespace {
-
 template <std::size_t N>
 bool is_one_of(std::string_view arg, const std::string_view (&words)[N]) {
   return std::find(std::begin(words), std::end(words), arg) != std::end(words);
