@@ -8,11 +8,12 @@
 // dominance, the same per-position search for seeds with many occurrences, carrying what one
 // position's search learnt to the next). Under -maxmatch every occurrence is reported, and one seed
 // of a repeat-rich genome may have thousands: there a thread looks up an item's seeds, and the
-// occurrences are then shared out kOccurrencesPerChunk to a thread (match_by_occurrence). A strand with a periodic stretch over
-// kLongestGpuStretch letters is left to the CPU, which crosses such stretches in one step. It
-// sorts its matches and applies -mum's rule when the item is the whole strand. An item with more
-// than its slot's kMatchesPerItem is counted, found again at its place in the packed result and
-// sorted there with the other items by a segmented radix sort, so no output depends on a capacity.
+// occurrences are then shared out kOccurrencesPerChunk to a thread (count_occurrence_chunks and the
+// kernels after it). A strand with a periodic stretch over kLongestGpuStretch letters is left to
+// the CPU, which crosses such stretches in one step. A thread sorts its item's matches and applies
+// -mum's rule when the item is the whole strand. An item with more than its slot's
+// kMatchesPerItem is counted, found again at its place in the packed result and sorted there with
+// the other items by a segmented radix sort, so no output depends on a capacity.
 //
 // A suffix array larger than the GPU's memory is split into pieces at prefix boundaries
 // (index/sa_pieces.hpp) and swapped in turn: first every piece marks the seeds with many
@@ -526,11 +527,9 @@ struct SliceBuffers {
   bool busy = false;
 
   SliceView view(bool marked) {
-    return {d_letters.ptr,     d_starts.ptr,   d_items.ptr,      static_cast<unsigned>(item_count),
-            d_slots.ptr,       d_overflowed.ptr, d_counts.ptr,   d_offsets.ptr,
-            d_packed.ptr,      d_marks.ptr,    marked,           d_overflows.ptr,
-            d_rows.ptr,        d_chunk_first.ptr, d_chunk_marks.ptr, d_chunk_counts.ptr,
-            d_chunk_offsets.ptr};
+    return {d_letters.ptr, d_starts.ptr, d_items.ptr, static_cast<unsigned>(item_count), d_slots.ptr,
+            d_overflowed.ptr, d_counts.ptr, d_offsets.ptr, d_packed.ptr, d_marks.ptr, marked, d_overflows.ptr,
+            d_rows.ptr, d_chunk_first.ptr, d_chunk_marks.ptr, d_chunk_counts.ptr, d_chunk_offsets.ptr};
   }
   unsigned blocks() const { return blocks_for(item_count); }
   static unsigned blocks_for(std::size_t threads) {
