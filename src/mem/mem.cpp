@@ -21,6 +21,7 @@
 #include "io/record_batches.hpp"
 #include "kernels/cuda/mem_cuda.hpp"
 #include "mem/mem_output.hpp"
+#include "mem/text_blocks.hpp"
 #include "kernels/mem_strand_work.hpp"
 
 namespace hyalign::mem {
@@ -251,48 +252,73 @@ struct QueryTotals {
   }
 };
 
-// Calls section(name, reverse, strand, matches) with the section of each strand of queries
-// [first, end) of a batch, in print order.
-template <typename Section>
-void for_each_section(const RecordBatch& batch, const BatchStrands& strands,
-                      const std::vector<kernels::StrandMatches>& found, std::size_t first, std::size_t end,
-                      Strands which, Section&& section) {
-  const kernels::StrandSet set = strands.view();
-  auto piece = std::upper_bound(found.begin(), found.end(), first * strands.per_query,
-                                [](std::size_t strand, const auto& p) { return strand < p.first; });
-  --piece;  // the piece that holds the first strand
-  for (std::size_t q = first; q < end; ++q)
-    for (unsigned s = 0; s < strands.per_query; ++s) {
-      const std::size_t strand = q * strands.per_query + s;
-      while (strand >= piece->first + piece->count()) ++piece;
-      section(batch.id(q), is_reverse(which, s), set.strand(strand), piece->of(strand));
-    }
-}
+// One batch's sections, a strand's each: its query's name, whether it is the reverse strand, its
+// letters as searched and its matches. A Walk visits strands in increasing order: the piece of
+// matches that holds the first is searched for, and the walk steps on from there.
+class BatchSections {
+ public:
+  BatchSections(const RecordBatch& batch, const BatchStrands& strands, const std::vector<kernels::StrandMatches>& found,
+                Strands which)
+      : batch_(batch), set_(strands.view()), per_query_(strands.per_query), found_(found), which_(which) {}
 
-// One batch's output: blocks of queries formatted in parallel into one buffer (huge pages, kept
-// from batch to batch), each block from where the bounds of those before it end; block b is
-// bytes[start[b], end[b]). One buffer instead of one per block: a block's text is too small for
-// huge pages, and faulting it in 4 KiB at a time cost more than formatting it.
+  std::size_t count() const { return set_.size(); }
+
+  class Walk {
+   public:
+    explicit Walk(const BatchSections& sections) : sections_(sections), piece_(sections.found_.end()) {}
+    std::span<const kernels::MemMatch> matches(std::size_t strand) {
+      const auto& found = sections_.found_;
+      if (piece_ == found.end())  // the last piece that begins at or before the strand
+        piece_ = std::prev(std::upper_bound(found.begin(), found.end(), strand,
+                                            [](std::size_t s, const kernels::StrandMatches& p) { return s < p.first; }));
+      while (strand >= piece_->first + piece_->count()) ++piece_;
+      return piece_->of(strand);
+    }
+    // Calls write_part(name, reverse, strand letters, matches [first, end)) for `strand`.
+    template <typename WritePart>
+    auto part(std::size_t strand, std::size_t first, std::size_t end, WritePart&& write_part) {
+      const std::size_t q = strand / sections_.per_query_;
+      const auto s = static_cast<unsigned>(strand % sections_.per_query_);
+      return write_part(sections_.batch_.id(q), is_reverse(sections_.which_, s), sections_.set_.strand(strand),
+                        matches(strand).subspan(first, end - first));
+    }
+
+   private:
+    const BatchSections& sections_;
+    std::vector<kernels::StrandMatches>::const_iterator piece_;
+  };
+
+ private:
+  const RecordBatch& batch_;
+  const kernels::StrandSet set_;
+  const std::size_t per_query_;
+  const std::vector<kernels::StrandMatches>& found_;
+  const Strands which_;
+};
+
+// One batch's output: blocks of about the same number of lines (TextBlocks) formatted in parallel
+// into one buffer (huge pages, kept from batch to batch), each block from where the bounds of
+// those before it end; block b is bytes[start[b], end[b]). One buffer instead of one per block: a
+// block's text is too small for huge pages, and faulting it in 4 KiB at a time cost more than
+// formatting it.
 struct BatchText {
-  static constexpr std::size_t kQueriesPerBlock = 2048;
+  TextBlocks layout;
   LargeArray<char> bytes;
   std::vector<std::size_t> start, end;
 
   std::size_t blocks() const { return end.size(); }
-  // Queries [first, end) of a batch that block b holds.
-  static std::pair<std::size_t, std::size_t> queries_of(std::size_t b, std::size_t batch_size) {
-    return {b * kQueriesPerBlock, std::min(batch_size, (b + 1) * kQueriesPerBlock)};
-  }
   std::string_view block(std::size_t b) const { return {bytes.data() + start[b], end[b] - start[b]}; }
   std::size_t size() const {
     std::size_t total = 0;
     for (std::size_t b = 0; b < blocks(); ++b) total += end[b] - start[b];
     return total;
   }
-  // Sets the blocks' places for a batch of `queries` from bound(b), each block's most bytes.
+  // Cuts `sections` into blocks and sets their places from bound(b), each block's most bytes.
   template <typename Bound>
-  void lay_out(std::size_t queries, unsigned threads, Bound&& bound) {
-    const std::size_t count = (queries + kQueriesPerBlock - 1) / kQueriesPerBlock;
+  void lay_out(const BatchSections& sections, unsigned threads, Bound&& bound) {
+    BatchSections::Walk walk(sections);
+    layout.lay_out(sections.count(), [&](std::size_t strand) { return walk.matches(strand).size(); });
+    const std::size_t count = layout.blocks();
     start.assign(count + 1, 0);
     end.assign(count, 0);
     parallel_for(count, threads, [&](std::size_t b, unsigned) { start[b + 1] = bound(b); });
@@ -360,26 +386,28 @@ class BlockWriter {
 void lay_out_batch_text(const RecordBatch& batch, const BatchStrands& strands,
                         const std::vector<kernels::StrandMatches>& found, const MemOptions& options,
                         const SectionWriter& writer, BatchText& text) {
-  text.lay_out(batch.size(), options.threads, [&](std::size_t b) {
+  const BatchSections sections(batch, strands, found, options.strands);
+  text.lay_out(sections, options.threads, [&](std::size_t b) {
     std::size_t bound = 0;
-    const auto [first, last] = BatchText::queries_of(b, batch.size());
-    for_each_section(batch, strands, found, first, last, options.strands,
-                     [&](const auto&... section) { bound += writer.bound(section...); });
+    BatchSections::Walk walk(sections);
+    text.layout.for_each_part(b, [&](std::size_t strand, bool header, std::size_t first, std::size_t end) {
+      bound += walk.part(strand, first, end, [&](const auto&... part) { return writer.bound(part..., header); });
+    });
     return bound;
   });
 }
 
-// MUMmer's text of a whole batch, formatted in parallel blocks into `text` (laid out before),
-// each handed to `out` when done; adds the batch to `totals`.
 void format_batch(const RecordBatch& batch, const BatchStrands& strands, const std::vector<kernels::StrandMatches>& found,
                   const MemOptions& options, const SectionWriter& writer, BatchText& text, BlockWriter& out,
                   QueryTotals& totals) {
+  const BatchSections sections(batch, strands, found, options.strands);
   parallel_for(text.blocks(), options.threads, [&](std::size_t b, unsigned) {
     char* const from = text.bytes.data() + text.start[b];
     char* to = from;
-    const auto [first, last] = BatchText::queries_of(b, batch.size());
-    for_each_section(batch, strands, found, first, last, options.strands,
-                     [&](const auto&... section) { to = writer.write(to, section...); });
+    BatchSections::Walk walk(sections);
+    text.layout.for_each_part(b, [&](std::size_t strand, bool header, std::size_t first, std::size_t end) {
+      to = walk.part(strand, first, end, [&](const auto&... part) { return writer.write(to, part..., header); });
+    });
     text.end[b] = text.start[b] + static_cast<std::size_t>(to - from);
     out.formatted(b);
   });

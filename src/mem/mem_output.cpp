@@ -70,9 +70,10 @@ SectionWriter::SectionWriter(const index::ReferenceText& ref, const SectionStyle
 }
 
 std::size_t SectionWriter::bound(std::string_view name, bool reverse, std::string_view strand,
-                                 std::span<const kernels::MemMatch> matches) const {
-  const std::size_t header = kHeader.size() + name.size() + (reverse ? kReverse.size() : 0) +
-                             (style_.show_lengths ? kLengthLabel.size() + digits(strand.size()) : 0) + 1;
+                                 std::span<const kernels::MemMatch> matches, bool with_header) const {
+  const std::size_t header = !with_header ? 0
+                                          : kHeader.size() + name.size() + (reverse ? kReverse.size() : 0) +
+                                                (style_.show_lengths ? kLengthLabel.size() + digits(strand.size()) : 0) + 1;
   // A query position or a length is at most the strand's length.
   const std::size_t line = column_ + ref_width_ + 2 * (kGap.size() + number_width(strand.size())) + 1;
   std::size_t letters = 0;
@@ -82,15 +83,17 @@ std::size_t SectionWriter::bound(std::string_view name, bool reverse, std::strin
 }
 
 char* SectionWriter::write(char* to, std::string_view name, bool reverse, std::string_view strand,
-                           std::span<const kernels::MemMatch> matches) const {
-  to = copy(to, kHeader);
-  to = copy(to, name);
-  if (reverse) to = copy(to, kReverse);
-  if (style_.show_lengths) {
-    to = copy(to, kLengthLabel);
-    to = std::to_chars(to, to + 20, strand.size()).ptr;
+                           std::span<const kernels::MemMatch> matches, bool header) const {
+  if (header) {
+    to = copy(to, kHeader);
+    to = copy(to, name);
+    if (reverse) to = copy(to, kReverse);
+    if (style_.show_lengths) {
+      to = copy(to, kLengthLabel);
+      to = std::to_chars(to, to + 20, strand.size()).ptr;
+    }
+    *to++ = '\n';
   }
-  *to++ = '\n';
   for (const kernels::MemMatch& m : matches) {
     const std::size_t seq = ref_.sequence_at(m.ref_pos);
     to = copy(to, {columns_.data() + seq * column_, column_});

@@ -23,18 +23,19 @@ struct SectionStyle {
 // Writes sections into memory sized beforehand from `bound`: the match lines are most of the
 // output (hundreds of MB with -maxmatch), so they are written with plain stores instead of many
 // small appends to a growing string. In both calls `strand` is the query as searched (reverse
-// complemented for a reverse section) and `matches` its matches in print order.
+// complemented for a reverse section), `matches` its matches in print order (or a run of them: a
+// section may be written in parts), and `header` whether the part begins with the header line.
 class SectionWriter {
  public:
   SectionWriter(const index::ReferenceText& ref, const SectionStyle& style);
 
-  // The most bytes `write` takes for the section: exact while the query and the reference's
+  // The most bytes `write` takes for the part: exact while the query and the reference's
   // sequences are shorter than 10^8 letters (every number fits in its 8 columns).
   std::size_t bound(std::string_view name, bool reverse, std::string_view strand,
-                    std::span<const kernels::MemMatch> matches) const;
-  // Writes the section at `to` and returns its end.
+                    std::span<const kernels::MemMatch> matches, bool header) const;
+  // Writes the part at `to` and returns its end.
   char* write(char* to, std::string_view name, bool reverse, std::string_view strand,
-              std::span<const kernels::MemMatch> matches) const;
+              std::span<const kernels::MemMatch> matches, bool header) const;
 
  private:
   const index::ReferenceText& ref_;

@@ -61,5 +61,7 @@ HY_QUERIES=reads.fa.gz same gzip_queries ref.fa reads.fa -- -l 20 -b
 "$hyalign" mem index ref.fa -o ref.hymi 2>/dev/null
 HY_REF=ref.hymi same index_file ref.fa reads.fa -- -maxmatch -l 20 -b -c
 same genome_vs_genome ref.fa other_chromosome.fa -- -mum -b -l 100
+# 110,000 matches in two sections: the output's blocks (src/mem/text_blocks.hpp) split sections
+same long_sections plasmid.fa other_chromosome.fa -- -maxmatch -l 12 -b
 same genome_vs_genome_unique ref.fa other_chromosome.fa -- -b -l 50 -L
 exit $failed
