@@ -38,8 +38,8 @@ bool is_single_dash_word(std::string_view arg) {
 std::vector<std::string> mummer_style_arguments(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   if (argc < 2 || args[1] != "mem") return args;
-  for (std::size_t i = 2; i < args.size(); ++i) {
-    if (is_one_of(args[i - 1], kOptionsWithValues)) continue;
+  for (std::size_t i = 2; i < args.size() && args[i] != "--"; ++i) {  // after --, file names
+    if (is_one_of(args[i - 1], kOptionsWithValues) || args[i].starts_with("-o")) continue;  // -oFILE: -o's value
     if (is_one_of(args[i], kMummerWords)) args[i] = "-" + args[i];
     else if (is_single_dash_word(args[i]))
       throw CLI::ParseError(args[i] + ": not an option of mem (MUMmer's options are words of their own: -mum, -b, "

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <functional>
 #include <future>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -193,24 +194,25 @@ class DeviceMatcher {
   // The trial's outcome, from its batches' device reports so far: the GPUs' letters a second on
   // their fastest takes against the cores' on every thread. A take's time can be stretched (its
   // launch, its host thread waiting for a core the cores' workers and the job's output share),
-  // never cut, so the fastest take tells a GPU's speed. GPUs faster than the cores match the rest;
-  // GPUs slower even so, on takes long enough to tell, leave it to the cores. Otherwise (the cores
-  // drained the batch while the GPUs' probes were small, their time mostly launches) the next
-  // batch tries again. Cores that took no unit lost to the GPUs.
+  // never cut, so the fastest take tells a GPU's speed (though on uneven units it may be a GPU's
+  // easiest). GPUs faster than the cores match the rest; GPUs slower even so, each on takes long
+  // enough to tell, leave it to the cores. Otherwise (the cores drained the batch while the GPUs'
+  // probes were small, their time mostly launches) the next batch tries again. Cores that took no
+  // unit lost to the GPUs.
   void choose_devices(const std::vector<engine::DeviceReport>& batch) {
     engine::add_reports(trial_reports_, batch);
     double cpu = 0, gpus = 0;  // letters a second
-    int telling_takes = 0;
+    int telling_takes = std::numeric_limits<int>::max();  // the fewest of any GPU
     for (const auto& report : trial_reports_) {
       if (report.name != devices_.cpu().name()) {
         gpus += report.best_take_rate;
-        telling_takes += report.telling_takes;
+        telling_takes = std::min(telling_takes, report.telling_takes);
       } else if (report.busy_seconds > 0) {
         cpu = report.cells / report.busy_seconds * threads_;  // a worker's rate, on every thread
       }
     }
     const bool gpus_faster = gpus > 0 && gpus >= cpu;
-    if (!gpus_faster && telling_takes < engine::kTellingTakesToLeave) return;
+    if (!gpus_faster && (gpus == 0 || telling_takes < engine::kTellingTakesToLeave)) return;
     trial_ = false;
     use_ = gpus_faster ? engine::DeviceUse::gpus_alone : engine::DeviceUse::cpu_alone;
     log_info("mem: the GPUs matched {:.1f} M query letters a second (fastest take), the CPU's cores {:.1f} M (on {} "

@@ -278,6 +278,10 @@ check_error mem_two_kinds 'excludes' -- mem -mum -maxmatch "$w/mem_ref.fa" "$w/m
 check_error mem_both_and_reverse 'excludes' -- mem -b -r "$w/mem_ref.fa" "$w/mem_q.fa"
 # mummer refuses a word it does not know; read as -b -o gus it would write a file named gus
 check_error mem_unknown_word '-bogus: not an option of mem' -- mem -bogus "$w/mem_ref.fa" "$w/mem_q.fa"
+# after --, a word is a file name however it looks
+cp mem_q.fa ./-qry
+if "$hyalign" mem -l 10 mem_ref.fa -- -qry >dash.out 2>dash.err && grep -q '^> q1' dash.out; then ok mem_query_named_like_an_option
+else fail "mem_query_named_like_an_option: $(cat dash.err)"; fi
 check_error mem_truncated_index 'truncated' -- mem "$w/mem_truncated.hymi" "$w/mem_q.fa"
 check_error mem_damaged_index 'damaged' -- mem "$w/mem_damaged.hymi" "$w/mem_q.fa"
 check_error mem_unwritable_output 'no_such_dir' -- mem -o "$w/no_such_dir/out.txt" "$w/mem_ref.fa" "$w/mem_q.fa"
