@@ -101,9 +101,9 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, boo
 // StrandWork's units; with --device auto or all the CPU matches while the GPUs start); the
 // device reports add up over the batches.
 //
-// With --device auto, the first batch that the GPUs and the CPU's cores match together from its
-// start is a trial: each takes its share of the units by its measured speed, and the faster of
-// the two matches the batches after it alone. Neither wins everywhere: on the H200 host's 16
+// With --device auto, the batches that the GPUs and the CPU's cores match together from their
+// start are a trial: each takes its share of the units by its measured speed until one is shown
+// the faster (choose_devices), and it matches the batches after that alone. Neither wins everywhere: on the H200 host's 16
 // cores, genomes against genomes matched as fast as on the GPU, reads 2-3x slower, and where the
 // GPU is faster, the cores are worth more to the run's other steps (reading, output, the GPU's
 // host side) than beside it (docs/performance.md).
@@ -236,7 +236,7 @@ class DeviceMatcher {
   engine::StartingDevices<kernels::MemKernel>& devices_;
   const kernels::MemFinder pieces_;  // matches pieces of long strands
   const unsigned threads_;
-  bool trial_;  // --device auto, before the trial's batch
+  bool trial_;  // --device auto, until the trial has decided
   const engine::DeviceChoice device_;
   engine::DeviceUse use_ = engine::DeviceUse::planned;
   std::vector<engine::DeviceReport> reports_;
@@ -399,6 +399,8 @@ void lay_out_batch_text(const RecordBatch& batch, const BatchStrands& strands,
   });
 }
 
+// MUMmer's text of a whole batch, formatted in parallel blocks into `text` (laid out before),
+// each handed to `out` when done; adds the batch to `totals`.
 void format_batch(const RecordBatch& batch, const BatchStrands& strands, const std::vector<kernels::StrandMatches>& found,
                   const MemOptions& options, const SectionWriter& writer, BatchText& text, BlockWriter& out,
                   QueryTotals& totals) {
