@@ -75,6 +75,12 @@ void MemFinder::mark_repeated_seeds(std::string_view query, SeedMarks& marks, Sc
   }
 }
 
+void MemFinder::count_occurrences(std::string_view query, SeedRange seeds, std::span<std::uint32_t> occurrences,
+                                  Scratch& scratch) const {
+  look_up_seeds(query, seeds, scratch);
+  for (const Seed& seed : scratch.seeds) occurrences[seed.pos / seed_step_ - seeds.first] += seed.rows.size();
+}
+
 void MemFinder::find(std::string_view query, std::vector<MemMatch>& out, Scratch& scratch,
                      const SeedMarks* repeated) const {
   look_up_seeds(query, {}, scratch);

@@ -97,6 +97,11 @@ class MemFinder {
   // Replaces `out` with the matches that `seeds` report (sorted; -mum's rule not applied), from
   // `query` with its periodic stretches: one piece of a long strand, the strand found once.
   void find_piece(index::RunString query, SeedRange seeds, std::vector<MemMatch>& out, Scratch& scratch) const;
+  // Adds to `occurrences[i - seeds.first]` the reference occurrences of seed i of `query`, for the
+  // seeds in `seeds` (0 for one not looked up: a letter other than a/c/g/t under -n). Under
+  // -maxmatch each occurrence is extended, so a piece of seeds costs about its occurrences.
+  void count_occurrences(std::string_view query, SeedRange seeds, std::span<std::uint32_t> occurrences,
+                         Scratch& scratch) const;
   // The seeds of a query of `length` letters.
   std::size_t seeds_in(std::size_t length) const {
     return length >= seed_length_ ? (length - seed_length_) / seed_step_ + 1 : 0;

@@ -1,10 +1,14 @@
 #pragma once
 // Strands cut into units of work for several threads: runs of whole strands of about
 // kLettersPerUnit letters (and at most a given number of strands), and, where the CPU matches,
-// pieces of consecutive seeds of each strand longer than that. A GPU cuts a long strand into items
+// pieces of consecutive seeds of each strand longer than that, cut by their letters and, under
+// -maxmatch, by their seeds' reference occurrences. A GPU cuts a long strand into items
 // of its own; without pieces a chromosome would be matched on one core, and a draft assembly's
 // contigs on a few.
 #include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
 #include <vector>
 
 #include "index/periodic_runs.hpp"
@@ -43,26 +47,34 @@ class StrandWork {
   // Several threads may call it at once, each for other units.
   double find_pieces(std::size_t first, std::size_t end, unsigned threads);
   // Appends each strand cut into pieces to `found` as one strand's matches, in order and with
-  // -mum's rule applied over the whole strand, taking the memory from `make()` (an empty piece).
+  // -mum's rule applied over the whole strand, taking the memory from `make()` (an empty piece);
+  // the strands are put together on `threads` threads.
   template <typename Make>
-  void gather_pieces(std::vector<StrandMatches>& found, Make&& make) {
-    for (std::size_t u = 0; u < units_.size();) {
-      if (!units_[u].piece()) {
-        ++u;
-        continue;
-      }
-      StrandMatches strand = make();
-      strand.first = units_[u].first_strand;
-      gather_strand(u, strand);
-      found.push_back(std::move(strand));
+  void gather_pieces(std::vector<StrandMatches>& found, Make&& make, unsigned threads) {
+    const std::vector<std::size_t> firsts = first_pieces();
+    const std::size_t base = found.size();
+    for (const std::size_t unit : firsts) {
+      found.push_back(make());
+      found.back().first = units_[unit].first_strand;
     }
+    gather(firsts, std::span<StrandMatches>(found).subspan(base), threads);
   }
 
  private:
+  // A seed's look-up, in occurrences extended: a binary search over the suffix array's rows.
+  static constexpr std::uint32_t kLookUpCost = 8;
+  struct SeedCosts {
+    std::vector<std::vector<std::uint32_t>> by_strand;  // per strand weighed, per seed
+    std::vector<double> total;                          // per strand weighed
+    double most_per_piece = std::numeric_limits<double>::infinity();
+  };
+  SeedCosts seed_costs(const std::vector<std::size_t>& weighed, unsigned threads) const;
   void add_whole(std::size_t strand, std::size_t letters, std::size_t most_strands, std::size_t& unit_letters);
-  void add_pieces(std::size_t strand, std::size_t length, std::size_t runs);
+  void add_pieces(std::size_t strand, std::size_t runs, const std::uint32_t* cost, double most_cost);
   void find_piece(std::size_t unit);
-  void gather_strand(std::size_t& unit, StrandMatches& out);
+  std::vector<std::size_t> first_pieces() const;
+  void gather(const std::vector<std::size_t>& firsts, std::span<StrandMatches> out, unsigned threads);
+  void gather_strand(std::size_t unit, StrandMatches& out);
 
   StrandSet set_;
   const MemFinder* finder_;

@@ -112,12 +112,7 @@ class DeviceMatcher {
   DeviceMatcher(engine::StartingDevices<kernels::MemKernel>& devices, const index::SuffixIndex& index,
                 const MemOptions& options)
       : devices_(devices), pieces_(index, options.params), threads_(options.threads),
-        trial_(options.device == engine::DeviceChoice::automatic), device_(options.device) {}
-
-  // Whether the run has GPUs: waits for CUDA to list them, unless their start is held (then false).
-  bool gpus_take_part() const {
-    return device_ != engine::DeviceChoice::cpu && !devices_.held() && !engine::usable_gpus().empty();
-  }
+        trial_(options.device == engine::DeviceChoice::automatic) {}
 
   // Whether GPUs match from now on: false while the CPU matches as they are set up, and once the
   // cores won the trial.
@@ -166,7 +161,7 @@ class DeviceMatcher {
     const auto batch_reports = devices_.run(queue, nullptr, find, {}, {}, use);
     if (trial_ && whole) choose_devices(batch_reports);
     engine::add_reports(reports_, batch_reports);
-    work.gather_pieces(found, [&] { return take_spare(); });
+    work.gather_pieces(found, [&] { return take_spare(); }, threads_);
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     kernels::order_for_output(pieces_.params().kind, found, threads_);
     return found;
@@ -237,7 +232,6 @@ class DeviceMatcher {
   const kernels::MemFinder pieces_;  // matches pieces of long strands
   const unsigned threads_;
   bool trial_;  // --device auto, until the trial has decided
-  const engine::DeviceChoice device_;
   engine::DeviceUse use_ = engine::DeviceUse::planned;
   std::vector<engine::DeviceReport> reports_;
   std::vector<engine::DeviceReport> trial_reports_;  // the trial's batches'
@@ -420,13 +414,13 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
 }
 
 // Letters per batch: 64 Mi, fewer where the output runs to many bytes per letter (-maxmatch on a
-// repetitive genome writes 40 and more), so that a batch's text stays near kOutputBytes: memory
+// repetitive genome writes hundreds), so that a batch's text stays near kOutputBytes: memory
 // stays bounded, and reading, matching and writing still overlap in a file of few batches. Under
-// -maxmatch with GPUs the first batch is the smallest (`small_first`): its bytes per letter are not
-// known before it, and --device auto's trial needs batches after it. 400 x 100 kb against a
-// repeat-rich 100 Mbp genome was one batch of 510 M matches (15 GB of text, the run 28-39 GB), and
-// auto was no faster than the cores. The cores alone keep the full first batch: small batches of
-// such a job left 16 cores mostly idle, each batch waiting for its heaviest unit (docs/performance.md).
+// -maxmatch the first batch is small: its bytes per letter are not known before it, and with the
+// full 64 Mi, 400 x 100 kb against a repeat-rich 100 Mbp genome was one batch of 510 M matches
+// (15 GB of text; the run's peak 28 GB). Small batches cost the cores about a fifth of their
+// speed there (their units are cut by cost, StrandWork), and --device auto's trial needs batches
+// after the first.
 // --batch-letters fixes the size, and so does a job of several ranks (about four batches a rank by
 // the file's size, 1-8 Mi letters): every rank cuts the file into the same batches, and only a
 // batch's owner sees its output.
@@ -436,7 +430,7 @@ class BatchSizer {
       : fixed_(given > 0 || dist::size() > 1),
         letters_(given > 0            ? given
                  : dist::size() > 1 ? dist::stream_unit_size(file_letters(path), kFewestJobLetters, kJobLetters)
-                 : small_first      ? kFewestLetters
+                 : small_first      ? kFirstSmallLetters
                                     : kMostLetters) {}
   std::size_t letters() const { return letters_; }
   // The letters of a file's first batch. Held GPUs start once `letters_left` more letters are
@@ -446,18 +440,21 @@ class BatchSizer {
     if (fixed_ || !letters_left) return letters_;
     return std::min(letters_, static_cast<std::size_t>(*letters_left) + 1);
   }
+  // A batch's output varies with its queries (-maxmatch: a 100 kb query on a repeat-rich genome
+  // had 1,420 to 18.6 M matches), so the size at most quadruples from batch to batch: a few light
+  // queries first do not make the next batch hold the rest of the file.
   void saw(std::size_t batch_letters, std::size_t output_bytes) {
     if (fixed_ || batch_letters == 0 || output_bytes == 0) return;
     const double per_letter = static_cast<double>(output_bytes) / static_cast<double>(batch_letters);
-    letters_ = static_cast<std::size_t>(
-        std::clamp(static_cast<double>(kOutputBytes) / per_letter, static_cast<double>(kFewestLetters),
-                   static_cast<double>(kMostLetters)));
+    letters_ = static_cast<std::size_t>(std::clamp(static_cast<double>(kOutputBytes) / per_letter,
+                                                   static_cast<double>(kFewestLetters),
+                                                   static_cast<double>(std::min(kMostLetters, 4 * letters_))));
   }
 
  private:
-  static constexpr std::size_t kMostLetters = std::size_t{64} << 20, kFewestLetters = std::size_t{4} << 20,
-                               kOutputBytes = std::size_t{512} << 20, kJobLetters = std::size_t{8} << 20,
-                               kFewestJobLetters = std::size_t{1} << 20;
+  static constexpr std::size_t kMostLetters = std::size_t{64} << 20, kFewestLetters = std::size_t{256} << 10,
+                               kFirstSmallLetters = std::size_t{1} << 20, kOutputBytes = std::size_t{512} << 20,
+                               kJobLetters = std::size_t{8} << 20, kFewestJobLetters = std::size_t{1} << 20;
   // About the file's letters, the same on every rank: a job's inputs are regular files
   // (dist::check_same_inputs), and a gzip file's compressed bytes stand for its letters.
   static std::uint64_t file_letters(const std::string& path) {
@@ -502,8 +499,7 @@ struct BatchInFlight {
 void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options,
                       const SectionWriter& writer, dist::OrderedOutput& out, dist::UnitCounter& units,
                       QueryTotals& totals) {
-  BatchSizer sizer(options.batch_letters, path,
-                   options.params.kind == kernels::MemKind::maxmatch && matcher.gpus_take_part());
+  BatchSizer sizer(options.batch_letters, path, options.params.kind == kernels::MemKind::maxmatch);
   OwnBatches reader(path, options.threads, units);
   BatchInFlight flight[2];
   RecordBatch next;

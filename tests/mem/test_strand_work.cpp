@@ -90,7 +90,7 @@ std::vector<std::vector<MemMatch>> match_units(kernels::StrandWork& work, const 
     kernels::find_on_cpu(finder, set, whole.first, work[u].strands, whole);
     found.push_back(std::move(whole));
   }
-  work.gather_pieces(found, [] { return kernels::StrandMatches{}; });
+  work.gather_pieces(found, [] { return kernels::StrandMatches{}; }, 2);
   std::vector<std::vector<MemMatch>> by_strand(set.size());
   std::vector<bool> seen(set.size(), false);
   for (const auto& f : found)
@@ -144,6 +144,42 @@ TEST(StrandWork, LongStrandsInPiecesMatchAsWholeOnes) {
             << "kind " << static_cast<int>(kind) << " strand " << s << " threads " << threads;
       }
     }
+  }
+}
+
+// Under -maxmatch a strand costs its seeds' occurrences, not its letters: a strand of a repeat
+// the reference holds 60 times is cut into pieces though it is shorter than a unit, and strands
+// of unique letters are not. The other kinds cut by letters alone.
+TEST(StrandWork, MaxmatchCutsStrandsByTheirSeedsOccurrences) {
+  std::mt19937 rng(1129);
+  const std::string repeat = test::random_bases(rng, 2000);
+  std::string reference = test::random_bases(rng, 200000);
+  for (int copy = 0; copy < 60; ++copy) reference += repeat + test::random_bases(rng, 300);
+  const index::SuffixIndex idx = index::SuffixIndex::build(test::reference_of({reference}), 2);
+  std::vector<std::string> strands;
+  for (int s = 0; s < 10; ++s) strands.push_back(reference.substr(rng() % 150000, 20000));
+  constexpr std::size_t kHeavy = 4;
+  strands[kHeavy].clear();
+  for (int copy = 0; copy < 10; ++copy) strands[kHeavy] += repeat;
+  std::string letters;
+  std::vector<std::uint64_t> starts{0};
+  for (const std::string& s : strands) {
+    letters += s;
+    starts.push_back(letters.size());
+  }
+  const kernels::StrandSet set{letters, starts};
+  for (MemKind kind : {MemKind::maxmatch, MemKind::mumreference}) {
+    const MemFinder finder(idx, MemParams{kind, 20, false});
+    kernels::StrandWork work(set, 0, set.size(), 1, &finder, 1);  // units of 25,000 letters
+    std::vector<std::size_t> pieces(strands.size(), 0);
+    for (std::size_t u = 0; u < work.size(); ++u)
+      if (work[u].piece()) ++pieces[work[u].first_strand];
+    for (std::size_t s = 0; s < strands.size(); ++s)
+      if (s == kHeavy && kind == MemKind::maxmatch) EXPECT_GE(pieces[s], 3u) << "the repeat's strand";
+      else EXPECT_EQ(pieces[s], 0u) << "kind " << static_cast<int>(kind) << " strand " << s;
+    const auto by_strand = match_units(work, finder, set);
+    for (std::size_t s = 0; s < strands.size(); ++s)
+      ASSERT_EQ(by_strand[s], whole_strand(finder, strands[s])) << "kind " << static_cast<int>(kind) << " strand " << s;
   }
 }
 
