@@ -441,14 +441,14 @@ class BatchSizer {
     return std::min(letters_, static_cast<std::size_t>(*letters_left) + 1);
   }
   // A batch's output varies with its queries (-maxmatch: a 100 kb query on a repeat-rich genome
-  // had 1,420 to 18.6 M matches), so the size at most quadruples from batch to batch: a few light
+  // had 1,420 to 18.6 M matches), so the size at most doubles from batch to batch: a few light
   // queries first do not make the next batch hold the rest of the file.
   void saw(std::size_t batch_letters, std::size_t output_bytes) {
     if (fixed_ || batch_letters == 0 || output_bytes == 0) return;
     const double per_letter = static_cast<double>(output_bytes) / static_cast<double>(batch_letters);
     letters_ = static_cast<std::size_t>(std::clamp(static_cast<double>(kOutputBytes) / per_letter,
                                                    static_cast<double>(kFewestLetters),
-                                                   static_cast<double>(std::min(kMostLetters, 4 * letters_))));
+                                                   static_cast<double>(std::min(kMostLetters, 2 * letters_))));
   }
 
  private:
