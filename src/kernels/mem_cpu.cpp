@@ -75,31 +75,36 @@ void MemFinder::mark_repeated_seeds(std::string_view query, SeedMarks& marks, Sc
   }
 }
 
-void MemFinder::count_occurrences(std::string_view query, SeedRange seeds, std::span<std::uint32_t> occurrences,
-                                  Scratch& scratch) const {
+void MemFinder::look_up(std::string_view query, SeedRange seeds, std::vector<Seed>& out, Scratch& scratch) const {
   look_up_seeds(query, seeds, scratch);
-  for (const Seed& seed : scratch.seeds) occurrences[seed.pos / seed_step_ - seeds.first] += seed.rows.size();
+  out.insert(out.end(), scratch.seeds.begin(), scratch.seeds.end());
 }
 
 void MemFinder::find(std::string_view query, std::vector<MemMatch>& out, Scratch& scratch,
                      const SeedMarks* repeated) const {
   look_up_seeds(query, {}, scratch);
   scratch.query_runs.find(query);
-  find_at_seeds({query, &scratch.query_runs}, scratch, repeated, out);
+  find_at_seeds({query, &scratch.query_runs}, scratch.seeds, scratch, repeated, out);
 }
 
 void MemFinder::find_piece(index::RunString query, SeedRange seeds, std::vector<MemMatch>& out,
                            Scratch& scratch) const {
   look_up_seeds(query.letters, seeds, scratch);
-  find_at_seeds(query, scratch, nullptr, out);
+  find_at_seeds(query, scratch.seeds, scratch, nullptr, out);
 }
 
-// The matches of the seeds looked up in `scratch`, sorted, into `out`.
-void MemFinder::find_at_seeds(index::RunString query, Scratch& scratch, const SeedMarks* repeated,
-                              std::vector<MemMatch>& out) const {
+void MemFinder::find_piece(index::RunString query, std::span<const Seed> seeds, std::vector<MemMatch>& out,
+                           Scratch& scratch) const {
+  find_at_seeds(query, seeds, scratch, nullptr, out);
+}
+
+// The matches of `seeds` (looked up), sorted, into `out`.
+void MemFinder::find_at_seeds(index::RunString query, std::span<const Seed> seeds, Scratch& scratch,
+                              const SeedMarks* repeated, std::vector<MemMatch>& out) const {
+  prefetch_text(seeds);
   out.clear();
   scratch.carried = {};
-  for (const Seed& seed : scratch.seeds) {
+  for (const Seed& seed : seeds) {
     const std::size_t i = seed.pos / seed_step_;
     const bool many = repeated ? i < repeated->size() && (*repeated)[i] : seed.rows.size() > kMostOccurrencesToExtend;
     find_at_seed(query, seed, many, scratch, out);
@@ -132,6 +137,11 @@ void MemFinder::look_up_seeds(std::string_view query, SeedRange range, Scratch& 
     seeds[i].rows = rows_in_piece(letters, codes[i]);
     if (!seeds[i].rows.empty()) __builtin_prefetch(&sa[seeds[i].rows.lo]);
   }
+}
+
+// The reference letters around the first occurrences of each seed, ahead of their extension.
+void MemFinder::prefetch_text(std::span<const Seed> seeds) const {
+  const auto sa = index_.suffix_array();
   const char* text = index_.text().data();
   for (const Seed& seed : seeds)
     for (std::uint32_t row = seed.rows.lo; row < seed.rows.hi && row < seed.rows.lo + 4; ++row) {

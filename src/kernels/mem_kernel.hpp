@@ -97,11 +97,13 @@ class MemFinder {
   // Replaces `out` with the matches that `seeds` report (sorted; -mum's rule not applied), from
   // `query` with its periodic stretches: one piece of a long strand, the strand found once.
   void find_piece(index::RunString query, SeedRange seeds, std::vector<MemMatch>& out, Scratch& scratch) const;
-  // Adds to `occurrences[i - seeds.first]` the reference occurrences of seed i of `query`, for the
-  // seeds in `seeds` (0 for one not looked up: a letter other than a/c/g/t under -n). Under
-  // -maxmatch each occurrence is extended, so a piece of seeds costs about its occurrences.
-  void count_occurrences(std::string_view query, SeedRange seeds, std::span<std::uint32_t> occurrences,
-                         Scratch& scratch) const;
+  // Appends the seeds in `seeds` of `query` with their rows to `out`, in order (none for a seed
+  // with a letter other than a/c/g/t under -n): under -maxmatch each occurrence is extended, so a
+  // piece of seeds costs about its rows, and find_piece then takes the seeds as they are.
+  void look_up(std::string_view query, SeedRange seeds, std::vector<Seed>& out, Scratch& scratch) const;
+  // As find_piece above, for a run of a strand's seeds looked up before (look_up).
+  void find_piece(index::RunString query, std::span<const Seed> seeds, std::vector<MemMatch>& out,
+                  Scratch& scratch) const;
   // The seeds of a query of `length` letters.
   std::size_t seeds_in(std::size_t length) const {
     return length >= seed_length_ ? (length - seed_length_) / seed_step_ + 1 : 0;
@@ -112,8 +114,9 @@ class MemFinder {
 
  private:
   void look_up_seeds(std::string_view query, SeedRange seeds, Scratch& scratch) const;
-  void find_at_seeds(index::RunString query, Scratch& scratch, const SeedMarks* repeated,
-                     std::vector<MemMatch>& out) const;
+  void find_at_seeds(index::RunString query, std::span<const Seed> seeds, Scratch& scratch,
+                     const SeedMarks* repeated, std::vector<MemMatch>& out) const;
+  void prefetch_text(std::span<const Seed> seeds) const;
   index::SaInterval rows_in_piece(std::string_view pattern, long code) const;
   void find_at_seed(index::RunString query, const Seed& seed, bool repeated, Scratch& scratch,
                     std::vector<MemMatch>& out) const;

@@ -1,6 +1,7 @@
 #include "kernels/mem_strand_work.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/parallel.hpp"
 
@@ -8,38 +9,25 @@ namespace hyalign::kernels {
 
 StrandWork::StrandWork(const StrandSet& set, std::size_t first, std::size_t count, std::size_t most_strands,
                        const MemFinder* pieces, unsigned threads)
-    : set_(set), finder_(pieces),
+    : set_(set), finder_(pieces), weigh_(pieces && pieces->params().kind == MemKind::maxmatch),
       unit_letters_(std::clamp<std::size_t>(count > 0 ? (set.starts[first + count] - set.starts[first]) /
                                                             (std::max(1u, threads) * kUnitsPerThread)
                                                       : 0,
                                             kLeastLetters, kLettersPerUnit)) {
-  // Long strands are cut into pieces; under -maxmatch, so is any strand of more than kLeastLetters
-  // whose seeds cost more than a piece may.
-  const bool weigh = pieces && pieces->params().kind == MemKind::maxmatch;
-  const auto letters_of = [&](std::size_t s) { return set.starts[s + 1] - set.starts[s]; };
-  std::vector<std::size_t> weighed;
+  std::vector<std::size_t> split;  // strands cut into pieces
   for (std::size_t s = first; s < first + count; ++s)
-    if (weigh && letters_of(s) > kLeastLetters) weighed.push_back(s);
-  const SeedCosts costs = seed_costs(weighed, threads);
-  std::vector<std::size_t> split;                 // strands cut into pieces
-  std::vector<const std::uint32_t*> split_costs;  // their seeds' costs, or none
-  for (std::size_t s = first, w = 0; s < first + count; ++s) {
-    const bool is_weighed = w < weighed.size() && weighed[w] == s;
-    const std::uint32_t* cost = is_weighed ? costs.by_strand[w].data() : nullptr;
-    if (pieces && (letters_of(s) > unit_letters_ || (is_weighed && costs.total[w] > costs.most_per_piece))) {
-      split.push_back(s);
-      split_costs.push_back(cost);
-    }
-    w += is_weighed;
-  }
+    if (pieces && letters_of(s) > (weigh_ ? kLeastLetters : unit_letters_)) split.push_back(s);
   runs_.resize(split.size());
   const auto per_strand = static_cast<unsigned>(std::max<std::size_t>(1, threads / std::max<std::size_t>(1, split.size())));
   parallel_for(split.size(), threads,
                [&](std::size_t i, unsigned) { runs_[i].find(set.strand(split[i]), per_strand); });
+  if (weigh_) look_up_seeds(split, threads);
+  const double most_cost = most_cost_per_piece(split);
   std::size_t unit_letters = 0;
   for (std::size_t s = first, k = 0; s < first + count; ++s) {
     if (k < split.size() && split[k] == s) {
-      add_pieces(s, k, split_costs[k], costs.most_per_piece);
+      if (weigh_) add_weighed_pieces(s, k, most_cost);
+      else add_pieces(s, k);
       ++k;
     } else {
       add_whole(s, letters_of(s), most_strands, unit_letters);
@@ -48,40 +36,39 @@ StrandWork::StrandWork(const StrandSet& set, std::size_t first, std::size_t coun
   piece_matches_.resize(units_.size());
 }
 
-// The cost of each seed of the strands `weighed`, under -maxmatch: a unit's time follows its
-// matches, not its letters, and on a repeat-rich genome one strand of 100 kb held 13,000 times
-// another's matches (docs/performance.md). Each occurrence of a seed is extended, so a seed costs
-// its occurrences and its look-up.
-StrandWork::SeedCosts StrandWork::seed_costs(const std::vector<std::size_t>& weighed, unsigned threads) const {
-  SeedCosts costs;
-  if (weighed.empty()) return costs;
+// Under -maxmatch a unit's time follows its matches, not its letters: on a repeat-rich genome one
+// strand of 100 kb held 13,000 times another's matches (docs/performance.md). Each occurrence of
+// a seed is extended, so each strand over kLeastLetters has its seeds looked up first (on
+// `threads` threads, into seeds_), to be cut by their rows and matched from them.
+void StrandWork::look_up_seeds(const std::vector<std::size_t>& split, unsigned threads) {
   constexpr std::size_t kSeedsPerTask = std::size_t{1} << 14;
-  std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (strand in weighed, its first seed)
-  costs.by_strand.resize(weighed.size());
-  for (std::size_t w = 0; w < weighed.size(); ++w) {
-    costs.by_strand[w].assign(finder_->seeds_in(set_.starts[weighed[w] + 1] - set_.starts[weighed[w]]), kLookUpCost);
-    for (std::size_t seed = 0; seed < costs.by_strand[w].size(); seed += kSeedsPerTask) tasks.emplace_back(w, seed);
-  }
+  std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (strand in split, its first seed)
+  for (std::size_t k = 0; k < split.size(); ++k)
+    for (std::size_t seed = 0; seed < finder_->seeds_in(letters_of(split[k])); seed += kSeedsPerTask)
+      tasks.emplace_back(k, seed);
+  std::vector<std::vector<MemFinder::Seed>> found(tasks.size());
   parallel_for(tasks.size(), threads, [&](std::size_t t, unsigned) {
     thread_local MemFinder::Scratch scratch;
-    const auto [w, seed] = tasks[t];
-    std::vector<std::uint32_t>& strand = costs.by_strand[w];
-    const std::size_t end = std::min(strand.size(), seed + kSeedsPerTask);
-    finder_->count_occurrences(set_.strand(weighed[w]), {seed, end},
-                               std::span<std::uint32_t>(strand).subspan(seed, end - seed), scratch);
+    const auto [k, seed] = tasks[t];
+    finder_->look_up(set_.strand(split[k]), {seed, seed + kSeedsPerTask}, found[t], scratch);
   });
-  // A piece costs at most what unit_letters_ letters of these strands cost on average: light
-  // stretches are cut by their letters, heavy ones into more pieces.
-  double all = 0, letters = 0;
-  for (std::size_t w = 0; w < weighed.size(); ++w) {
-    double strand = 0;
-    for (const std::uint32_t c : costs.by_strand[w]) strand += c;
-    costs.total.push_back(strand);
-    all += strand;
-    letters += static_cast<double>(set_.starts[weighed[w] + 1] - set_.starts[weighed[w]]);
+  seeds_.resize(split.size());
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    std::vector<MemFinder::Seed>& strand = seeds_[tasks[t].first];
+    strand.insert(strand.end(), found[t].begin(), found[t].end());
+    found[t] = {};
   }
-  costs.most_per_piece = all / letters * static_cast<double>(unit_letters_);
-  return costs;
+}
+
+// Under -maxmatch, what unit_letters_ letters of the strands cut into pieces cost on average: a
+// piece's most, so that light stretches are cut by their letters and heavy ones into more pieces.
+double StrandWork::most_cost_per_piece(const std::vector<std::size_t>& split) const {
+  double cost = 0, letters = 0;
+  for (std::size_t k = 0; k < seeds_.size(); ++k) {
+    for (const MemFinder::Seed& seed : seeds_[k]) cost += seed_cost(seed);
+    letters += static_cast<double>(letters_of(split[k]));
+  }
+  return letters > 0 ? cost / letters * static_cast<double>(unit_letters_) : 0;
 }
 
 // Strand `strand` in the last unit if that holds whole strands with room for it, else in a new one.
@@ -89,27 +76,39 @@ void StrandWork::add_whole(std::size_t strand, std::size_t letters, std::size_t 
                            std::size_t& unit_letters) {
   if (units_.empty() || units_.back().piece() || units_.back().strands >= most_strands ||
       unit_letters + letters > unit_letters_) {
-    units_.push_back({strand, 0, {}, 0});
+    units_.push_back({strand, 0, {}, 0, {}});
     unit_letters = 0;
   }
   ++units_.back().strands;
   unit_letters += letters;
 }
 
-// Strand `strand` (split[runs]) as pieces of consecutive seeds that span at most about
-// unit_letters_ letters and, with `cost` (per seed), cost at most `most_cost`, but one seed at least.
-void StrandWork::add_pieces(std::size_t strand, std::size_t runs, const std::uint32_t* cost, double most_cost) {
-  const std::size_t seeds = finder_->seeds_in(set_.starts[strand + 1] - set_.starts[strand]);
+// Strand `strand` (split[k]) as pieces of consecutive seeds that span about unit_letters_ letters.
+void StrandWork::add_pieces(std::size_t strand, std::size_t k) {
+  const std::size_t seeds = finder_->seeds_in(letters_of(strand));
   const std::size_t per_piece = std::max<std::size_t>(1, unit_letters_ / finder_->seed_step());
-  double piece_cost = 0;
-  for (std::size_t first = 0, seed = 0; seed < seeds; ++seed) {
-    if (cost) piece_cost += cost[seed];
-    if (seed + 1 == seeds || seed + 1 - first == per_piece || piece_cost >= most_cost) {
-      units_.push_back({strand, 0, {first, seed + 1}, runs});
-      first = seed + 1;
-      piece_cost = 0;
+  for (std::size_t first = 0; first < seeds; first += per_piece)
+    units_.push_back({strand, 0, {first, std::min(seeds, first + per_piece)}, k, {}});
+}
+
+// Strand `strand` (split[k]) as pieces of its looked-up seeds that span at most about
+// unit_letters_ letters and cost at most `most_cost`, but hold one seed at least.
+void StrandWork::add_weighed_pieces(std::size_t strand, std::size_t k, double most_cost) {
+  const std::span<const MemFinder::Seed> found = seeds_[k];
+  const std::size_t step = finder_->seed_step(), per_piece = std::max<std::size_t>(1, unit_letters_ / step);
+  std::size_t first = 0, from = 0;  // the piece's first seed, and its first in `found`
+  double cost = 0;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const std::size_t seed = found[i].pos / step;
+    if (i > from && (seed - first >= per_piece || cost + seed_cost(found[i]) > most_cost)) {
+      units_.push_back({strand, 0, {first, seed}, k, found.subspan(from, i - from)});
+      first = seed;
+      from = i;
+      cost = 0;
     }
+    cost += seed_cost(found[i]);
   }
+  units_.push_back({strand, 0, {first, finder_->seeds_in(letters_of(strand))}, k, found.subspan(from)});
 }
 
 double StrandWork::find_pieces(std::size_t first, std::size_t end, unsigned threads) {
@@ -126,7 +125,9 @@ double StrandWork::find_pieces(std::size_t first, std::size_t end, unsigned thre
 void StrandWork::find_piece(std::size_t unit) {
   thread_local MemFinder::Scratch scratch;
   const Unit& u = units_[unit];
-  finder_->find_piece({set_.strand(u.first_strand), &runs_[u.runs]}, u.seeds, piece_matches_[unit], scratch);
+  const index::RunString strand{set_.strand(u.first_strand), &runs_[u.runs]};
+  if (weigh_) finder_->find_piece(strand, u.found, piece_matches_[unit], scratch);
+  else finder_->find_piece(strand, u.seeds, piece_matches_[unit], scratch);
 }
 
 // The first unit of each strand cut into pieces.
@@ -151,18 +152,21 @@ void StrandWork::gather_strand(std::size_t unit, StrandMatches& out) {
   std::size_t end = unit, total = 0;
   for (; end < units_.size() && units_[end].piece() && units_[end].first_strand == strand; ++end)
     total += piece_matches_[end].size();
-  const bool mum = finder_->params().kind == MemKind::mum;
-  std::vector<MemMatch> strand_matches;  // under -mum, whose rule needs the whole strand's
-  if (mum) strand_matches.reserve(total);
-  else out.matches.reserve(out.matches.size() + total);
-  for (std::size_t u = unit; u < end; ++u) {
-    const std::vector<MemMatch>& piece = piece_matches_[u];
-    if (mum) strand_matches.insert(strand_matches.end(), piece.begin(), piece.end());
-    else out.matches.insert(out.matches.end(), piece.begin(), piece.end());
-    piece_matches_[u] = {};
+  const auto append = [&](auto& to) {
+    to.reserve(to.size() + total);
+    for (std::size_t u = unit; u < end; ++u) {
+      to.insert(to.end(), piece_matches_[u].begin(), piece_matches_[u].end());
+      piece_matches_[u] = {};
+    }
+  };
+  if (finder_->params().kind == MemKind::mum) {  // whose rule needs the whole strand's matches
+    std::vector<MemMatch> matches;
+    append(matches);
+    append_strand(matches, MemKind::mum, out);
+  } else {
+    append(out.matches);
+    out.offsets.push_back(out.matches.size());
   }
-  if (mum) append_strand(strand_matches, MemKind::mum, out);
-  else out.offsets.push_back(out.matches.size());
 }
 
 void find_on_cpu_in_parallel(const MemFinder& finder, const StrandSet& strands, std::size_t first, std::size_t count,

@@ -1,13 +1,12 @@
 #pragma once
 // Strands cut into units of work for several threads: runs of whole strands of about
 // kLettersPerUnit letters (and at most a given number of strands), and, where the CPU matches,
-// pieces of consecutive seeds of each strand longer than that, cut by their letters and, under
-// -maxmatch, by their seeds' reference occurrences. A GPU cuts a long strand into items
+// pieces of consecutive seeds of each strand longer than that (under -maxmatch, of each strand
+// over kLeastLetters, also cut by their seeds' reference occurrences). A GPU cuts a long strand into items
 // of its own; without pieces a chromosome would be matched on one core, and a draft assembly's
 // contigs on a few.
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <span>
 #include <vector>
 
@@ -30,12 +29,13 @@ class StrandWork {
     std::size_t first_strand = 0, strands = 0;  // whole strands [first_strand, first_strand + strands)
     MemFinder::SeedRange seeds;                 // or, for a piece (strands == 0), these seeds of first_strand
     std::size_t runs = 0;                       // a piece's strand's periodic stretches in runs_
+    std::span<const MemFinder::Seed> found;     // under -maxmatch, a piece's seeds looked up
     bool piece() const { return strands == 0; }
   };
 
   // The units of strands [first, first + count) of `set`, whole strands at most `most_strands` a
   // unit; pieces of the long strands with `pieces` (the finder that matches them; their stretches
-  // are found on `threads` threads).
+  // are found, and under -maxmatch their seeds looked up, on `threads` threads).
   StrandWork(const StrandSet& set, std::size_t first, std::size_t count, std::size_t most_strands,
              const MemFinder* pieces, unsigned threads);
 
@@ -48,7 +48,7 @@ class StrandWork {
   double find_pieces(std::size_t first, std::size_t end, unsigned threads);
   // Appends each strand cut into pieces to `found` as one strand's matches, in order and with
   // -mum's rule applied over the whole strand, taking the memory from `make()` (an empty piece);
-  // the strands are put together on `threads` threads.
+  // the strands are put together on `threads` threads, each strand on one.
   template <typename Make>
   void gather_pieces(std::vector<StrandMatches>& found, Make&& make, unsigned threads) {
     const std::vector<std::size_t> firsts = first_pieces();
@@ -61,16 +61,15 @@ class StrandWork {
   }
 
  private:
-  // A seed's look-up, in occurrences extended: a binary search over the suffix array's rows.
-  static constexpr std::uint32_t kLookUpCost = 8;
-  struct SeedCosts {
-    std::vector<std::vector<std::uint32_t>> by_strand;  // per strand weighed, per seed
-    std::vector<double> total;                          // per strand weighed
-    double most_per_piece = std::numeric_limits<double>::infinity();
-  };
-  SeedCosts seed_costs(const std::vector<std::size_t>& weighed, unsigned threads) const;
+  // A seed's look-up, in occurrences extended: a table look-up and a search among its rows.
+  static constexpr double kLookUpCost = 8;
+  static double seed_cost(const MemFinder::Seed& seed) { return kLookUpCost + seed.rows.size(); }
+  std::size_t letters_of(std::size_t strand) const { return set_.starts[strand + 1] - set_.starts[strand]; }
+  void look_up_seeds(const std::vector<std::size_t>& split, unsigned threads);
+  double most_cost_per_piece(const std::vector<std::size_t>& split) const;
   void add_whole(std::size_t strand, std::size_t letters, std::size_t most_strands, std::size_t& unit_letters);
-  void add_pieces(std::size_t strand, std::size_t runs, const std::uint32_t* cost, double most_cost);
+  void add_pieces(std::size_t strand, std::size_t k);
+  void add_weighed_pieces(std::size_t strand, std::size_t k, double most_cost);
   void find_piece(std::size_t unit);
   std::vector<std::size_t> first_pieces() const;
   void gather(const std::vector<std::size_t>& firsts, std::span<StrandMatches> out, unsigned threads);
@@ -78,9 +77,11 @@ class StrandWork {
 
   StrandSet set_;
   const MemFinder* finder_;
+  bool weigh_;  // -maxmatch: strands over kLeastLetters are cut by their seeds' rows
   std::size_t unit_letters_;  // letters a unit holds at most (a longer strand: a unit alone, or pieces)
   std::vector<Unit> units_;
-  std::vector<index::PeriodicRuns> runs_;
+  std::vector<index::PeriodicRuns> runs_;            // per strand cut into pieces
+  std::vector<std::vector<MemFinder::Seed>> seeds_;  // per strand cut into pieces, under -maxmatch
   std::vector<std::vector<MemMatch>> piece_matches_;  // by unit, written by the unit's worker
 };
 
