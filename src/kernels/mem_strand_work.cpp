@@ -10,13 +10,10 @@ namespace hyalign::kernels {
 StrandWork::StrandWork(const StrandSet& set, std::size_t first, std::size_t count, std::size_t most_strands,
                        const MemFinder* pieces, unsigned threads)
     : set_(set), finder_(pieces), weigh_(pieces && pieces->params().kind == MemKind::maxmatch),
-      unit_letters_(std::clamp<std::size_t>(count > 0 ? (set.starts[first + count] - set.starts[first]) /
-                                                            (std::max(1u, threads) * kUnitsPerThread)
-                                                      : 0,
-                                            kLeastLetters, kLettersPerUnit)) {
+      unit_letters_(unit_letters(set, first, count, threads)) {
   std::vector<std::size_t> split;  // strands cut into pieces
   for (std::size_t s = first; s < first + count; ++s)
-    if (pieces && letters_of(s) > (weigh_ ? kLeastLetters : unit_letters_)) split.push_back(s);
+    if (pieces && letters_of(s) > cut_above(unit_letters_, weigh_)) split.push_back(s);
   runs_.resize(split.size());
   const auto per_strand = static_cast<unsigned>(std::max<std::size_t>(1, threads / std::max<std::size_t>(1, split.size())));
   parallel_for(split.size(), threads,
@@ -34,6 +31,18 @@ StrandWork::StrandWork(const StrandSet& set, std::size_t first, std::size_t coun
     }
   }
   piece_matches_.resize(units_.size());
+}
+
+std::size_t StrandWork::unit_letters(const StrandSet& set, std::size_t first, std::size_t count, unsigned threads) {
+  const std::size_t letters = count > 0 ? set.starts[first + count] - set.starts[first] : 0;
+  return std::clamp<std::size_t>(letters / (std::max(1u, threads) * kUnitsPerThread), kLeastLetters, kLettersPerUnit);
+}
+
+bool StrandWork::cuts(const StrandSet& set, const MemFinder& finder, unsigned threads) {
+  const std::size_t above = cut_above(unit_letters(set, 0, set.size(), threads), finder.params().kind == MemKind::maxmatch);
+  for (std::size_t s = 0; s < set.size(); ++s)
+    if (set.starts[s + 1] - set.starts[s] > above) return true;
+  return false;
 }
 
 // Under -maxmatch a unit's time follows its matches, not its letters: on a repeat-rich genome one

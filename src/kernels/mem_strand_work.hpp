@@ -39,6 +39,9 @@ class StrandWork {
   StrandWork(const StrandSet& set, std::size_t first, std::size_t count, std::size_t most_strands,
              const MemFinder* pieces, unsigned threads);
 
+  // Whether StrandWork(set, 0, set.size(), .., &finder, threads) cuts a strand into pieces.
+  static bool cuts(const StrandSet& set, const MemFinder& finder, unsigned threads);
+
   std::size_t size() const { return units_.size(); }
   // Whether a strand was cut into pieces (a GPU cannot take those).
   bool has_pieces() const { return !runs_.empty(); }
@@ -64,6 +67,9 @@ class StrandWork {
   // A seed's look-up, in occurrences extended: a table look-up and a search among its rows.
   static constexpr double kLookUpCost = 8;
   static double seed_cost(const MemFinder::Seed& seed) { return kLookUpCost + seed.rows.size(); }
+  static std::size_t unit_letters(const StrandSet& set, std::size_t first, std::size_t count, unsigned threads);
+  // The letters over which a strand is cut: a unit's, or under -maxmatch (`weigh`) kLeastLetters.
+  static std::size_t cut_above(std::size_t unit_letters, bool weigh) { return weigh ? kLeastLetters : unit_letters; }
   std::size_t letters_of(std::size_t strand) const { return set_.starts[strand + 1] - set_.starts[strand]; }
   void look_up_seeds(const std::vector<std::size_t>& split, unsigned threads);
   double most_cost_per_piece(const std::vector<std::size_t>& split) const;

@@ -103,7 +103,9 @@ void make_strands(const RecordBatch& batch, Strands which, unsigned threads, boo
 //
 // With --device auto, the batches that the GPUs and the CPU's cores match together from their
 // start are a trial: each takes its share of the units by its measured speed until one is shown
-// the faster (choose_devices), and it matches the batches after that alone. Neither wins everywhere: on the H200 host's 16
+// the faster (choose_devices), and it matches the batches after that alone. Batches of long
+// strands, which the CPU would take whole, are matched by turns instead: the cores on the strands
+// in pieces, then the GPUs alone. Neither wins everywhere: on the H200 host's 16
 // cores, genomes against genomes matched as fast as on the GPU, reads 2-3x slower, and where the
 // GPU is faster, the cores are worth more to the run's other steps (reading, output, the GPU's
 // host side) than beside it (docs/performance.md).
@@ -126,8 +128,16 @@ class DeviceMatcher {
     const kernels::StrandSet set = strands.view();
     if (!set.starts.empty())  // the query letters, which start held GPUs once past their bound
       devices_.count_work(static_cast<double>(set.starts.back() - set.starts.front()) / strands.per_query);
-    const bool whole = gpus_match();  // no strand is cut into pieces: a batch the GPUs may try
-    kernels::StrandWork work(set, 0, set.size(), kQueriesPerTile * strands.per_query, piece_finder(set), threads_);
+    engine::DeviceUse use = use_;
+    const kernels::MemFinder* cutter = piece_finder(set);
+    if (trial_ && gpus_match() && kernels::StrandWork::cuts(set, pieces_, threads_)) {
+      // Long strands (under -maxmatch, any over 16 Ki letters): shared whole, the cores would hold
+      // the batch on theirs (40 x 1 Mbp -maxmatch: auto 33.7 s, the GPU alone 5.3 s). The devices
+      // take turns instead: the cores on the strands in pieces, then the GPUs alone.
+      if (cores_tried()) use = engine::DeviceUse::gpus_alone;
+      else cutter = &pieces_;
+    }
+    kernels::StrandWork work(set, 0, set.size(), kQueriesPerTile * strands.per_query, cutter, threads_);
     engine::TileQueue queue(1, 1, work.size(), 1);
     std::vector<kernels::StrandMatches> found;
     std::mutex found_mutex;
@@ -156,10 +166,10 @@ class DeviceMatcher {
     };
     // A batch cut into pieces for the CPU stays on it in a trial: a GPU worker would match the
     // pieces on the cores beside the CPU workers.
-    const engine::DeviceUse use = trial_ && work.has_pieces() ? engine::DeviceUse::cpu_alone : use_;
+    if (trial_ && work.has_pieces()) use = engine::DeviceUse::cpu_alone;
     // No per-worker state to grow: the cores are handed over to the devices as they become ready.
     const auto batch_reports = devices_.run(queue, nullptr, find, {}, {}, use);
-    if (trial_ && whole) choose_devices(batch_reports);
+    if (trial_) choose_devices(batch_reports);
     engine::add_reports(reports_, batch_reports);
     work.gather_pieces(found, [&] { return take_spare(); }, threads_);
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -184,6 +194,13 @@ class DeviceMatcher {
     if (gpus_match()) return nullptr;
     if (trial_ && devices_.starting() && set.size() >= kWholeStrandsPerThread * threads_) return nullptr;
     return &pieces_;
+  }
+
+  // Whether the cores matched a unit in the trial.
+  bool cores_tried() const {
+    return std::any_of(trial_reports_.begin(), trial_reports_.end(), [&](const engine::DeviceReport& report) {
+      return report.name == devices_.cpu().name() && report.busy_seconds > 0;
+    });
   }
 
   // The trial's outcome, from its batches' device reports so far: the GPUs' letters a second on
@@ -420,7 +437,7 @@ void format_batch(const RecordBatch& batch, const BatchStrands& strands, const s
 // full 64 Mi, 400 x 100 kb against a repeat-rich 100 Mbp genome was one batch of 510 M matches
 // (15 GB of text; the run's peak 28 GB). Small batches cost the cores about a fifth of their
 // speed there (their units are cut by cost, StrandWork), and --device auto's trial needs batches
-// after the first.
+// after the first. The floor, 256 Ki letters, holds for every kind (-s prints each match's letters).
 // --batch-letters fixes the size, and so does a job of several ranks (about four batches a rank by
 // the file's size, 1-8 Mi letters): every rank cuts the file into the same batches, and only a
 // batch's owner sees its output.
