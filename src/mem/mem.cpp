@@ -521,7 +521,9 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
   BatchInFlight flight[2];
   RecordBatch next;
   std::size_t next_unit = 0;
-  BatchText texts[2];  // one batch's formatted while the other's is written
+  // One batch's text, written while the next batch is matched; the writing ends before the buffer
+  // is reused, so a second buffer would only hold a largest batch's memory idle.
+  BatchText text;
   std::optional<BlockWriter> writing;
   // Seconds the calling thread spent on each step or waiting for it.
   double read = 0, match = 0, format = 0, write = 0;
@@ -552,14 +554,14 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
       }
     }
     if (pending) {
-      if (writing) writing->finish();  // the batch before, written from texts[now]
+      if (writing) writing->finish();  // the batch before, from `text`
       writing.reset();
       write += clock.lap();
-      lay_out_batch_text(previous.records, previous.strands, previous.found, options, writer, texts[now]);
-      writing.emplace(out, previous.unit, texts[now]);
-      format_batch(previous.records, previous.strands, previous.found, options, writer, texts[now], *writing, totals);
+      lay_out_batch_text(previous.records, previous.strands, previous.found, options, writer, text);
+      writing.emplace(out, previous.unit, text);
+      format_batch(previous.records, previous.strands, previous.found, options, writer, text, *writing, totals);
       matcher.recycle(previous.found);
-      sizer.saw(previous.records.total_residues(), texts[now].size());
+      sizer.saw(previous.records.total_residues(), text.size());
       format += clock.lap();
     }
     pending = more;
