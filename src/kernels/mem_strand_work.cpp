@@ -11,9 +11,8 @@ StrandWork::StrandWork(const StrandSet& set, std::size_t first, std::size_t coun
                        const MemFinder* pieces, unsigned threads)
     : set_(set), finder_(pieces), weigh_(pieces && pieces->params().kind == MemKind::maxmatch),
       unit_letters_(unit_letters(set, first, count, threads)) {
-  std::vector<std::size_t> split;  // strands cut into pieces
-  for (std::size_t s = first; s < first + count; ++s)
-    if (pieces && letters_of(s) > cut_above(unit_letters_, weigh_)) split.push_back(s);
+  const std::vector<std::size_t> split =
+      pieces ? strands_to_cut(set, first, count, unit_letters_, weigh_) : std::vector<std::size_t>{};
   runs_.resize(split.size());
   const auto per_strand = static_cast<unsigned>(std::max<std::size_t>(1, threads / std::max<std::size_t>(1, split.size())));
   parallel_for(split.size(), threads,
@@ -38,11 +37,19 @@ std::size_t StrandWork::unit_letters(const StrandSet& set, std::size_t first, st
   return std::clamp<std::size_t>(letters / (std::max(1u, threads) * kUnitsPerThread), kLeastLetters, kLettersPerUnit);
 }
 
+// Strands [first, first + count) over a unit's letters, or under -maxmatch (`weigh`) over kLeastLetters.
+std::vector<std::size_t> StrandWork::strands_to_cut(const StrandSet& set, std::size_t first, std::size_t count,
+                                                    std::size_t unit_letters, bool weigh) {
+  std::vector<std::size_t> cut;
+  for (std::size_t s = first; s < first + count; ++s)
+    if (set.starts[s + 1] - set.starts[s] > (weigh ? kLeastLetters : unit_letters)) cut.push_back(s);
+  return cut;
+}
+
 bool StrandWork::cuts(const StrandSet& set, const MemFinder& finder, unsigned threads) {
-  const std::size_t above = cut_above(unit_letters(set, 0, set.size(), threads), finder.params().kind == MemKind::maxmatch);
-  for (std::size_t s = 0; s < set.size(); ++s)
-    if (set.starts[s + 1] - set.starts[s] > above) return true;
-  return false;
+  return !strands_to_cut(set, 0, set.size(), unit_letters(set, 0, set.size(), threads),
+                         finder.params().kind == MemKind::maxmatch)
+              .empty();
 }
 
 // Under -maxmatch a unit's time follows its matches, not its letters: on a repeat-rich genome one

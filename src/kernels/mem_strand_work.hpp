@@ -68,8 +68,8 @@ class StrandWork {
   static constexpr double kLookUpCost = 8;
   static double seed_cost(const MemFinder::Seed& seed) { return kLookUpCost + seed.rows.size(); }
   static std::size_t unit_letters(const StrandSet& set, std::size_t first, std::size_t count, unsigned threads);
-  // The letters over which a strand is cut: a unit's, or under -maxmatch (`weigh`) kLeastLetters.
-  static std::size_t cut_above(std::size_t unit_letters, bool weigh) { return weigh ? kLeastLetters : unit_letters; }
+  static std::vector<std::size_t> strands_to_cut(const StrandSet& set, std::size_t first, std::size_t count,
+                                                 std::size_t unit_letters, bool weigh);
   std::size_t letters_of(std::size_t strand) const { return set_.starts[strand + 1] - set_.starts[strand]; }
   void look_up_seeds(const std::vector<std::size_t>& split, unsigned threads);
   double most_cost_per_piece(const std::vector<std::size_t>& split) const;
