@@ -8,7 +8,10 @@
 namespace hyalign::map {
 namespace {
 
+// Placements traced before pairing: the best few, and more of those within the unpaired penalty
+// of the best (a repeat's copies, whose pairs may tie), up to a bound for reads of large families.
 constexpr std::size_t kTracedBeforePairing = 4;
+constexpr std::size_t kMostTracedBeforePairing = 64;
 
 // The placement of a chain that matches the whole read exactly: no alignment scores more.
 Placement exact_placement(const Chain& chain, std::int32_t length, const kernels::ExtendScoring& scoring) {
@@ -181,13 +184,17 @@ void EndMapper::collect(const EndTasks& tasks, const LocusAligner& aligner, cons
   add_sides_aligned_apart(sides, result.placements, params_.scoring,
                           [&](Placement& p) { trace_placement(index_, params_, letters.codes[p.reverse], p); });
   sort_placements(result.placements, read_number);
-  // The best few are traced now, so pairs compare exact insert sizes where it matters; the rest of
-  // a repeat's many placements keep estimated begins. An insert size reads a forward placement's
-  // begin and a reverse one's end, exact from its score, so a reverse placement with gaps is left
-  // to be traced if it is reported (the banded DP of such tracebacks was 18 % of the run on a
-  // repeat-rich genome's pairs).
-  for (std::size_t k = 0; k < std::min(kTracedBeforePairing, result.placements.size()); ++k) {
+  // The best placements are traced now, so pairs compare exact insert sizes where it matters (an
+  // estimated begin one letter off puts a copy's pair in another whole score unit than its equals);
+  // the rest of a repeat's many placements keep estimated begins. An insert size reads a forward
+  // placement's begin and a reverse one's end, exact from its score, so a reverse placement with
+  // gaps is left to be traced if it is reported (the banded DP of such tracebacks was 18 % of the
+  // run on a repeat-rich genome's pairs).
+  const int near_best = result.placements.empty() ? 0 : result.placements.front().score - params_.unpaired_penalty;
+  const std::size_t most = has_mate ? kMostTracedBeforePairing : kTracedBeforePairing;
+  for (std::size_t k = 0; k < std::min(most, result.placements.size()); ++k) {
     Placement& p = result.placements[k];
+    if (k >= kTracedBeforePairing && p.score < near_best) break;
     trace_placement(index_, params_, letters.codes[p.reverse], p, p.reverse ? Trace::if_ungapped : Trace::always);
   }
   choose_placements(result, read_length, params_);

@@ -1,6 +1,7 @@
 #include "map/pairing.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <tuple>
 #include <vector>
@@ -44,6 +45,18 @@ double insert_score(std::int64_t size, const InsertSizes& sizes, const kernels::
   return -phred / phred_per_score_unit(scoring);
 }
 
+// BWA-MEM's pair score, by which it chooses among pairs: the ends' scores plus the insert size's
+// two-sided normal tail probability, log base 4 (one score unit per factor of 4) times the match
+// score, rounded as BWA-MEM rounds. Pairs whose insert sizes differ by less than a whole unit are
+// equal choices there, broken by its hash (PositionRanks), and are here too: the few letters
+// between equal copies' insert sizes are no evidence of which copy a pair came from.
+int whole_unit_pair_score(int ends_score, std::int64_t size, const InsertSizes& sizes,
+                          const kernels::ExtendScoring& scoring) {
+  const double z = std::fabs((static_cast<double>(size) - sizes.mean) / std::max(sizes.sd, 1.0));
+  const double tail = std::log(2.0 * std::erfc(z / std::sqrt(2.0))) / std::log(4.0) * scoring.match;
+  return std::max(0, static_cast<int>(ends_score + tail + 0.499));
+}
+
 // Moves placements[k] to the front (the rest keep their order) and chooses again around it.
 void make_primary(EndResult& end, int k, std::int32_t read_length, const MapParams& params) {
   if (k > 0) std::rotate(end.placements.begin(), end.placements.begin() + k, end.placements.begin() + k + 1);
@@ -52,13 +65,25 @@ void make_primary(EndResult& end, int k, std::int32_t read_length, const MapPara
   end.mapq = mapq;
 }
 
+// A pair of placements of the two ends (first's i, second's j), its score, and BWA-MEM's score of
+// it in whole units (whole_unit_pair_score).
+struct PairScore {
+  double score;
+  int i, j;
+  int whole;
+};
+
 // Both ends' placements ranked together by reference position, as BWA-MEM's pairing walks them:
 // a pair's tie hash is made from its two ends' ranks. Placements under half their end's best score
 // are left out, as BWA-MEM's chain filter drops most such chains before it aligns them; rescued
-// ones are all ranked, as BWA-MEM adds every mate search's find to its list, however weak.
+// ones are all ranked, as BWA-MEM adds every mate search's find to its list, however weak. So is
+// a weak one that pairs with a placement of the other end within the unpaired penalty of that
+// end's best: BWA-MEM's mate search from that placement would have found it.
 class PositionRanks {
  public:
-  PositionRanks(const EndResult& first, const EndResult& second) {
+  PositionRanks(const EndResult& first, const EndResult& second, const std::vector<PairScore>& pairs,
+                int unpaired_penalty) {
+    const std::array<std::vector<char>, 2> near_anchor = near_anchors(first, second, pairs, unpaired_penalty);
     struct Entry {
       std::int64_t position;  // the leftmost letter of a forward placement, the last of a reverse one
       int score;
@@ -72,7 +97,7 @@ class PositionRanks {
       rank_[end].assign(placements.size(), kUnranked);
       for (std::size_t k = 0; k < placements.size(); ++k) {
         const Placement& p = placements[k];
-        if (!p.rescued && 2 * p.score < placements.front().score) continue;
+        if (!p.rescued && !near_anchor[end][k] && 2 * p.score < placements.front().score) continue;
         all.push_back({p.reverse ? p.text_end - 1 : p.text_begin, p.score, k, p.reverse, end});
       }
     }
@@ -90,26 +115,37 @@ class PositionRanks {
   }
 
  private:
+  // Per end, per placement: whether it pairs with a placement of the other end that scores within
+  // `penalty` of that end's best (where BWA-MEM searches for the mate).
+  static std::array<std::vector<char>, 2> near_anchors(const EndResult& first, const EndResult& second,
+                                                       const std::vector<PairScore>& pairs, int penalty) {
+    std::array<std::vector<char>, 2> near{std::vector<char>(first.placements.size()),
+                                          std::vector<char>(second.placements.size())};
+    const int first_floor = first.placements.front().score - penalty;
+    const int second_floor = second.placements.front().score - penalty;
+    for (const PairScore& p : pairs) {
+      const auto i = static_cast<std::size_t>(p.i), j = static_cast<std::size_t>(p.j);
+      if (second.placements[j].score >= second_floor) near[0][i] = 1;
+      if (first.placements[i].score >= first_floor) near[1][j] = 1;
+    }
+    return near;
+  }
+
   static constexpr std::uint64_t kUnranked = 0xffffffff;
   std::vector<std::uint64_t> rank_[2];
 };
 
-// A pair of placements of the two ends (first's i, second's j) and its score.
-struct PairScore {
-  double score;
-  int i, j;
-};
-
-// The pair of the highest score; among equal ones, the one of the larger tie hash (PositionRanks).
+// The pair of the highest whole-unit score; among equal ones, the one of the larger tie hash
+// (PositionRanks).
 PairScore best_pair(const std::vector<PairScore>& pairs, const EndResult& first, const EndResult& second,
-                    std::uint64_t pair_number) {
-  double top = pairs.front().score;
-  for (const PairScore& p : pairs) top = std::max(top, p.score);
+                    std::uint64_t pair_number, const MapParams& params) {
+  int top = pairs.front().whole;
+  for (const PairScore& p : pairs) top = std::max(top, p.whole);
   std::vector<const PairScore*> tied;
   for (const PairScore& p : pairs)
-    if (p.score == top) tied.push_back(&p);
+    if (p.whole == top) tied.push_back(&p);
   if (tied.size() == 1) return *tied.front();
-  const PositionRanks ranks(first, second);
+  const PositionRanks ranks(first, second, pairs, params.unpaired_penalty);
   auto tie = [&](const PairScore* p) {
     return ranks.pair_tie(static_cast<std::size_t>(p->i), static_cast<std::size_t>(p->j), pair_number);
   };
@@ -291,14 +327,15 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
       const std::optional<ProperInsert> insert = proper_insert(a, b, sizes);
       if (!insert) continue;
       pairs.push_back({a.score + b.score + insert_score(insert->size, *insert->sizes, params.scoring),
-                       static_cast<int>(i), static_cast<int>(j)});
+                       static_cast<int>(i), static_cast<int>(j),
+                       whole_unit_pair_score(a.score + b.score, insert->size, *insert->sizes, params.scoring)});
     }
   }
   // Placements are sorted best first: an end with no primary (all under -T) counts its best too, as
   // BWA-MEM's unpaired score does.
   const double unpaired = first.placements.front().score + second.placements.front().score - params.unpaired_penalty;
   if (pairs.empty()) return false;
-  const PairScore best = best_pair(pairs, first, second, pair_number);
+  const PairScore best = best_pair(pairs, first, second, pair_number, params);
   if (best.score < unpaired) return false;
   // Each end's alternatives: the pairs through its other placements, and hypothetically the ends
   // placed unpaired.

@@ -901,6 +901,51 @@ TEST(Pairing, RescuedPlacementsCountInTheRanksOfEqualPairs) {
   EXPECT_EQ(second.best().text_end, 1131367);
 }
 
+// A placement of `letters` letters whose 5' letter on the reference is `five_prime` (its last letter
+// when reverse), as the pair tests of real reads below need them.
+Placement placed_at(bool reverse, std::int64_t five_prime, std::int64_t letters, int score, bool rescued = false) {
+  Placement p = placement_at(reverse, reverse ? five_prime + 1 - letters : five_prime, score);
+  p.text_end = p.text_begin + letters;
+  p.query_end = static_cast<std::int32_t>(letters);
+  p.rescued = rescued;
+  return p;
+}
+
+TEST(Pairing, PairsWithinAWholeScoreUnitAreEqualChoices) {
+  // Pair 362 of HS11286 seed 12 PE150: eight copies, three of them 544 letters long and five 545.
+  // BWA-MEM scores pairs in whole units, so all eight are equal, and its hash picks a 545 one.
+  EndResult first, second;
+  for (std::int64_t forward : {16409, 120853, 212722, 257851, 627492, 1002341}) {
+    second.placements.push_back(placed_at(false, forward, 150, 150));
+    const std::int64_t size = forward == 16409 || forward == 1002341 ? 544 : 545;
+    first.placements.push_back(placed_at(true, forward + size - 1, 150, 160));
+  }
+  for (const auto& [forward, last] : {std::pair{4033625, 4034168}, std::pair{4845602, 4846146}}) {
+    first.placements.push_back(placed_at(false, forward, 150, 160));
+    second.placements.push_back(placed_at(true, last, 150, 150));
+  }
+  ASSERT_TRUE(pair_equal_reads(first, second, 150, 362));
+  EXPECT_EQ(first.best().text_begin, 4845602);
+  EXPECT_EQ(second.best().text_end, 4846146 + 1);
+}
+
+TEST(Pairing, WeakPlacementsBesideAnAnchorCountInTheRanksOfEqualPairs) {
+  // Pair 16748 of HS11286 seed 12 PE150: two equal pairs. The second end's seeds found a weak
+  // placement (68) 412 letters from the first end's copy at 17355, where BWA-MEM's mate search
+  // from that copy finds it, so BWA-MEM ranks it with the rescued ones.
+  EndResult first, second;
+  for (std::int64_t forward : {17355, 121800, 213669, 258798, 628439, 1003287})
+    first.placements.push_back(placed_at(false, forward, 150, 160));
+  for (std::int64_t last : {4033222, 4845199}) first.placements.push_back(placed_at(true, last, 150, 160));
+  second.placements = {placed_at(true, 122293, 150, 155),      placed_at(true, 1003780, 150, 155),
+                       placed_at(true, 214163, 150, 148),      placed_at(true, 17766, 58, 68),
+                       placed_at(true, 628849, 57, 67, true),  placed_at(true, 259208, 57, 67, true),
+                       placed_at(false, 4032729, 57, 67, true), placed_at(false, 4844706, 49, 59, true)};
+  ASSERT_TRUE(pair_equal_reads(first, second, 150, 16748));
+  EXPECT_EQ(first.best().text_begin, 121800);
+  EXPECT_EQ(second.best().text_end, 122293 + 1);
+}
+
 TEST(Mapq, FollowsTheScoreGap) {
   MapParams params;
   const std::vector<double> none;
