@@ -53,7 +53,8 @@ double insert_score(std::int64_t size, const InsertSizes& sizes, const kernels::
 int whole_unit_pair_score(int ends_score, std::int64_t size, const InsertSizes& sizes,
                           const kernels::ExtendScoring& scoring) {
   const double z = std::fabs((static_cast<double>(size) - sizes.mean) / std::max(sizes.sd, 1.0));
-  const double tail = std::log(2.0 * std::erfc(z / std::sqrt(2.0))) / std::log(4.0) * scoring.match;
+  // The floor keeps the logarithm finite where the tail underflows (an insert size far out).
+  const double tail = std::log(std::max(2.0 * std::erfc(z / std::sqrt(2.0)), 1e-300)) / std::log(4.0) * scoring.match;
   return std::max(0, static_cast<int>(ends_score + tail + 0.499));
 }
 
