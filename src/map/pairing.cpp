@@ -47,9 +47,9 @@ double insert_score(std::int64_t size, const InsertSizes& sizes, const kernels::
 
 // BWA-MEM's pair score, by which it chooses among pairs: the ends' scores plus the insert size's
 // two-sided normal tail probability, log base 4 (one score unit per factor of 4) times the match
-// score, rounded as BWA-MEM rounds. Pairs whose insert sizes differ by less than a whole unit are
-// equal choices there, broken by its hash (PositionRanks), and are here too: the few letters
-// between equal copies' insert sizes are no evidence of which copy a pair came from.
+// score, rounded as BWA-MEM rounds. Pairs whose scores round alike (equal copies whose insert
+// sizes differ by a letter or two) are equal choices there, broken by its hash (PositionRanks),
+// and are here too: those few letters are no evidence of which copy a pair came from.
 int whole_unit_pair_score(int ends_score, std::int64_t size, const InsertSizes& sizes,
                           const kernels::ExtendScoring& scoring) {
   const double z = std::fabs((static_cast<double>(size) - sizes.mean) / std::max(sizes.sd, 1.0));
