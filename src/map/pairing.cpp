@@ -36,11 +36,16 @@ double quantile(const std::vector<std::int64_t>& sorted, double q) {
   return static_cast<double>(sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)]);
 }
 
+// How many standard deviations an insert size lies from the mean.
+double insert_sds(std::int64_t size, const InsertSizes& sizes) {
+  return std::fabs(static_cast<double>(size) - sizes.mean) / std::max(sizes.sd, 1.0);
+}
+
 // The insert size's log-likelihood under the normal distribution, relative to the mean's, in
 // score units: Phred points of likelihood divided by the points a score unit is worth, so that a
 // pair's alignment scores and its insert size weigh on one scale, in the pair's choice and its MAPQ.
 double insert_score(std::int64_t size, const InsertSizes& sizes, const kernels::ExtendScoring& scoring) {
-  const double z = (static_cast<double>(size) - sizes.mean) / std::max(sizes.sd, 1.0);
+  const double z = insert_sds(size, sizes);
   const double phred = 10.0 / std::log(10.0) * z * z / 2.0;
   return -phred / phred_per_score_unit(scoring);
 }
@@ -52,7 +57,7 @@ double insert_score(std::int64_t size, const InsertSizes& sizes, const kernels::
 // and are here too: those few letters are no evidence of which copy a pair came from.
 int whole_unit_pair_score(int ends_score, std::int64_t size, const InsertSizes& sizes,
                           const kernels::ExtendScoring& scoring) {
-  const double z = std::fabs((static_cast<double>(size) - sizes.mean) / std::max(sizes.sd, 1.0));
+  const double z = insert_sds(size, sizes);
   // The floor keeps the logarithm finite where the tail underflows (an insert size far out).
   const double tail = std::log(std::max(2.0 * std::erfc(z / std::sqrt(2.0)), 1e-300)) / std::log(4.0) * scoring.match;
   return std::max(0, static_cast<int>(ends_score + tail + 0.499));
