@@ -972,6 +972,21 @@ TEST(Mapq, FollowsTheScoreGap) {
   EXPECT_GT(mapq_from_scores(160, two_units, {}, 19, params), 6);
 }
 
+// Alternatives a substitution or more below, within one of each other (a family's copies that the
+// read's letters tell apart): n of them take 10 log10((n + 1) / 2) points more than one, as near
+// copies do. Alternatives less than a substitution below (picks on insert size) are summed in full.
+TEST(Mapq, CopiesLettersApartCountAsAFamily) {
+  MapParams params;
+  const std::vector<double> six(6, 155);
+  EXPECT_EQ(mapq_from_scores(160, six, {}, 19, params), 20);  // 25 - 10 log10(3.5); summed: 17
+  const std::vector<double> family{155, 154, 152};  // within a substitution of the best of them
+  EXPECT_EQ(mapq_from_scores(160, family, {}, 19, params), 25);  // summed: 24
+  const std::vector<double> near_and_far{159, 155};  // the near one (an insert-size pick) counts in full
+  EXPECT_EQ(mapq_from_scores(160, near_and_far, {}, 19, params), 6);
+  const std::vector<double> two_half_units{159.5, 159.5};
+  EXPECT_EQ(mapq_from_scores(160, two_half_units, {}, 19, params), 0);
+}
+
 // A 100-letter read placed once, exactly: AS 100 and both ends' bonuses.
 EndResult exact_read_end(bool reverse) {
   EndResult end;
