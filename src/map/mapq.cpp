@@ -9,6 +9,9 @@ namespace {
 
 constexpr double kPhredPerMismatch = 25;  // log10(0.99 / (0.01 / 3)) * 10, Illumina's ~1 % errors
 constexpr int kMaxMapq = 60;
+// A family's copy a substitution away, on BWA-MEM's scale: its pair MAPQ takes 6.02 points a score
+// unit (30.1 a substitution) less 10 log10(n + 1) for n such pairs, 27.1 for one.
+constexpr double kFamilyPhredPerSubstitution = 27.1;
 // Below this a placement is wrong more than one time in four: the pick between copies rests on an
 // insert-size difference or a gap extension, too little evidence to rank it above MAPQ 0, the mark
 // SAM readers (and `samtools view -q 1`) take for "one of several places". Measured on dwgsim pairs
@@ -59,14 +62,16 @@ int near_copies_mapq(const EndResult& end, std::int32_t read_length, const kerne
   return std::clamp(static_cast<int>(-10.0 * std::log10(odds) + 0.499), 0, kMaxMapq);
 }
 
-// The odds of the `others` against a placement scoring `best`, `weight` giving one's. Those a
-// substitution or more below it and within one of the best of them are copies of a family that
-// the read's letters tell apart: n of them take 10 log10((n + 1) / 2) points more than one, as
-// near_copies_mapq counts them, on BWA-MEM's scale (a pair in the rRNA operons whose other copies
-// differ from it in a letter: BWA-MEM 21-22, summed odds 17-19). Measured on 28 paired dwgsim sets
-// (docs/performance.md), this raised 1,729 ends to MAPQ 17-29, of which 14 (0.8 %) were wrong.
-// Those less than a substitution below (picks on the insert size alone) are summed in full: such
-// picks named 6-12 are wrong as often as that says.
+// The odds of the `others` against a placement scoring `best`, `weight` giving one's on the error
+// model's scale. Those a substitution or more below it and within one of the best of them are
+// copies of a family that the read's letters tell apart, weighed as BWA-MEM weighs its suboptimal
+// pairs: kFamilyPhredPerSubstitution, and n copies (n + 1) / 2 times one, as near_copies_mapq counts
+// them. Summed on the error model's scale, pairs in the 8 rRNA operons whose other copies differ
+// from them in a letter were named 17-19 where BWA-MEM names them 21-22. Measured on 28 paired
+// dwgsim sets (docs/performance.md), the ends this rule raised were wrong 26 times in 5,563 at
+// MAPQ 19-29 (Q23, where they claim Q26 on average; BWA-MEM names 4,105 of them alike) and never
+// in 3,105 at 30-60. Those less than a substitution below (picks on the insert size alone) are summed
+// in full: such picks named 6-12 are wrong as often as that says.
 template <typename Weight>
 double others_odds(double best, std::span<const double> others, const Weight& weight,
                    const kernels::ExtendScoring& scoring) {
@@ -75,10 +80,11 @@ double others_odds(double best, std::span<const double> others, const Weight& we
   double top = -std::numeric_limits<double>::infinity();
   for (double s : others)
     if (letters_apart(s)) top = std::max(top, s);
+  const double family_scale = kFamilyPhredPerSubstitution / kPhredPerMismatch;
   double odds = 0, family = 0;
   int copies = 0;
   for (double s : others) {
-    if (letters_apart(s) && top - s <= substitution) family += weight(s), ++copies;
+    if (letters_apart(s) && top - s <= substitution) family += std::pow(weight(s), family_scale), ++copies;
     else odds += weight(s);
   }
   return copies == 0 ? odds : odds + family * (copies + 1) / (2.0 * copies);

@@ -962,8 +962,8 @@ TEST(Mapq, FollowsTheScoreGap) {
   EXPECT_EQ(last, 60);
   const std::vector<double> one{155}, three{155, 155, 155};
   EXPECT_GT(mapq_from_scores(160, one, {}, 19, params), mapq_from_scores(160, three, {}, 19, params));
-  // One mismatch (match + mismatch units) is 25 Phred points of evidence.
-  EXPECT_EQ(mapq_from_scores(160, one, {}, 19, params), 25);
+  // A copy one substitution (match + mismatch units) away weighs on BWA-MEM's scale: 27 points.
+  EXPECT_EQ(mapq_from_scores(160, one, {}, 19, params), 27);
   // One unit (a gap extension) leaves the placement wrong about one time in four: MAPQ 6, the
   // lowest named. Two such alternatives leave it wrong more often: MAPQ 0.
   const std::vector<double> one_unit{159}, two_one_unit{159, 159}, two_units{158};
@@ -973,14 +973,15 @@ TEST(Mapq, FollowsTheScoreGap) {
 }
 
 // Alternatives a substitution or more below, within one of each other (a family's copies that the
-// read's letters tell apart): n of them take 10 log10((n + 1) / 2) points more than one, as near
-// copies do. Alternatives less than a substitution below (picks on insert size) are summed in full.
+// read's letters tell apart), weigh as BWA-MEM weighs suboptimal pairs: 27.1 points a substitution,
+// and n of them 10 log10((n + 1) / 2) points more than one. Alternatives less than a substitution
+// below (picks on insert size) are summed in full, on the error model's scale.
 TEST(Mapq, CopiesLettersApartCountAsAFamily) {
   MapParams params;
   const std::vector<double> six(6, 155);
-  EXPECT_EQ(mapq_from_scores(160, six, {}, 19, params), 20);  // 25 - 10 log10(3.5); summed: 17
+  EXPECT_EQ(mapq_from_scores(160, six, {}, 19, params), 22);  // 27.1 - 10 log10(3.5); summed at 25: 17
   const std::vector<double> family{155, 154, 152};  // within a substitution of the best of them
-  EXPECT_EQ(mapq_from_scores(160, family, {}, 19, params), 25);  // summed: 24
+  EXPECT_EQ(mapq_from_scores(160, family, {}, 19, params), 28);  // summed at 25: 24
   const std::vector<double> near_and_far{159, 155};  // the near one (an insert-size pick) counts in full
   EXPECT_EQ(mapq_from_scores(160, near_and_far, {}, 19, params), 6);
   const std::vector<double> two_half_units{159.5, 159.5};
