@@ -45,6 +45,10 @@ double near_copy_phred_per_unit(const Placement& p, std::int32_t read_length, co
   return kNearCopyPhredPerSubstitution / one_substitution * shrink * shrink;
 }
 
+// The odds of n copies of a family summed, `summed`, counted as BWA-MEM counts n suboptimal hits
+// (4.343 ln(n + 1) points): (n + 1) / 2 times one copy's.
+double family_odds(double summed, int copies) { return copies == 0 ? 0 : summed * (copies + 1) / (2.0 * copies); }
+
 // The MAPQ that the copies within one substitution leave the placement, on BWA-MEM's scale in the
 // number of copies too: n copies at the same gap take 10 log10((n + 1) / 2) points more than one
 // (BWA-MEM's 4.343 ln(n + 1) for n suboptimal hits). Summing n copies' odds, 10 log10(n), named 0
@@ -58,7 +62,7 @@ int near_copies_mapq(const EndResult& end, std::int32_t read_length, const kerne
   for (int score : end.alternatives)
     if (best - score <= one_substitution) odds += std::pow(10.0, -per_unit * std::max(0, best - score) / 10.0), ++copies;
   if (odds == 0) return kMaxMapq;
-  odds *= (copies + 1) / (2.0 * copies);
+  odds = family_odds(odds, copies);
   return std::clamp(static_cast<int>(-10.0 * std::log10(odds) + 0.499), 0, kMaxMapq);
 }
 
@@ -88,7 +92,7 @@ double others_odds(double best, std::span<const double> others, const Weight& we
     if (letters_apart(s) && top - s <= substitution) family += std::pow(weight(s), family_scale), ++copies;
     else odds += weight(s);
   }
-  return copies == 0 ? odds : odds + family * (copies + 1) / (2.0 * copies);
+  return odds + family_odds(family, copies);
 }
 
 }  // namespace
