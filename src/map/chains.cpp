@@ -151,7 +151,6 @@ std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::Ref
     return std::tie(b.weight, a.reverse, a.sequence, a.diagonal_min) <
            std::tie(a.weight, b.reverse, b.sequence, b.diagonal_min);
   });
-  const std::uint32_t min_gap = 2 * params.min_seed;
   std::vector<std::size_t> kept;    // indices into chains, heaviest first
   std::vector<std::size_t> shadow;  // per kept chain: the dropped chain it keeps, or chains.size()
   std::vector<std::uint32_t> shadow_differ;  // and the letters that one differs in
@@ -160,8 +159,7 @@ std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::Ref
     std::size_t by = kept.size();
     for (std::size_t k = 0; k < kept.size(); ++k) {
       const Chain& better = chains[kept[k]];
-      if (overlaps_mostly(chain, better) && chain.weight < params.drop_ratio * better.weight &&
-          better.weight - chain.weight >= min_gap) {
+      if (overlaps_mostly(chain, better) && outweighed_by(chain.weight, better.weight, params)) {
         by = k;
         break;
       }
@@ -190,6 +188,10 @@ std::vector<Chain> drop_light_chains(std::vector<Chain> chains, const index::Ref
 }
 
 }  // namespace
+
+bool outweighed_by(std::uint32_t light, std::uint32_t heavy, const MapParams& params) {
+  return light < params.drop_ratio * heavy && heavy >= light + 2 * params.min_seed;
+}
 
 std::vector<Chain> chain_seeds(std::vector<SeedHit>& hits, const index::ReferenceText& reference,
                                const std::string_view (&read)[2], const MapParams& params) {

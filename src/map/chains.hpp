@@ -28,6 +28,10 @@ struct Chain {
   std::uint32_t split = 0;
 };
 
+// BWA-MEM's chain filter: seeds weighing `light` letters are dropped beside seeds over the same
+// read letters weighing `heavy`, when light is under -D of heavy and by two seeds' letters at least.
+bool outweighed_by(std::uint32_t light, std::uint32_t heavy, const MapParams& params);
+
 // `hits` is reordered; `read` holds the read's letters as the seeds' search text, forward and
 // reverse complement.
 // Chains come out heaviest first, at most params.max_chains.

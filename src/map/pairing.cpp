@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "map/chains.hpp"
 #include "map/mapq.hpp"
 
 namespace hyalign::map {
@@ -80,16 +81,18 @@ struct PairScore {
 };
 
 // Both ends' placements ranked together by reference position, as BWA-MEM's pairing walks them:
-// a pair's tie hash is made from its two ends' ranks. Placements under half their end's best score
-// are left out, as BWA-MEM's chain filter drops most such chains before it aligns them; rescued
-// ones are all ranked, as BWA-MEM adds every mate search's find to its list, however weak. So is
-// a weak one that pairs with a placement of the other end within the unpaired penalty of that
-// end's best: BWA-MEM's mate search from that placement would have found it.
+// a pair's tie hash is made from its two ends' ranks. Placements whose seeds weigh much less than
+// those of another over the same read letters are left out, as BWA-MEM's chain filter drops such
+// chains before it aligns them (-D, by two seeds' letters at least; hyalign keeps one of them per
+// chain for the MAPQ, and its placements score more than their seeds weigh). Rescued ones are all
+// ranked, as BWA-MEM adds every mate search's find to its list, however weak. So is a weak one
+// that pairs with a placement of the other end within the unpaired penalty of that end's best:
+// BWA-MEM's mate search from that placement would have found it.
 class PositionRanks {
  public:
-  PositionRanks(const EndResult& first, const EndResult& second, const std::vector<PairScore>& pairs,
-                int unpaired_penalty) {
-    const std::array<std::vector<char>, 2> near_anchor = near_anchors(first, second, pairs, unpaired_penalty);
+  PositionRanks(const EndResult& first, const EndResult& second, std::int32_t length1, std::int32_t length2,
+                const std::vector<PairScore>& pairs, const MapParams& params) {
+    const std::array<std::vector<char>, 2> near_anchor = near_anchors(first, second, pairs, params.unpaired_penalty);
     struct Entry {
       std::int64_t position;  // the leftmost letter of a forward placement, the last of a reverse one
       int score;
@@ -100,10 +103,11 @@ class PositionRanks {
     std::vector<Entry> all;
     for (int end = 0; end < 2; ++end) {
       const auto& placements = (end == 0 ? first : second).placements;
+      const std::int32_t length = end == 0 ? length1 : length2;
       rank_[end].assign(placements.size(), kUnranked);
       for (std::size_t k = 0; k < placements.size(); ++k) {
         const Placement& p = placements[k];
-        if (!p.rescued && !near_anchor[end][k] && 2 * p.score < placements.front().score) continue;
+        if (!p.rescued && !near_anchor[end][k] && outweighed(p, placements, length, params)) continue;
         all.push_back({p.reverse ? p.text_end - 1 : p.text_begin, p.score, k, p.reverse, end});
       }
     }
@@ -137,6 +141,15 @@ class PositionRanks {
     return near;
   }
 
+  // Whether a placement found by seeds over the same read letters outweighs `p`'s seeds as BWA-MEM's
+  // chain filter requires to drop p's chain.
+  static bool outweighed(const Placement& p, const std::vector<Placement>& placements, std::int32_t read_length,
+                         const MapParams& params) {
+    return std::any_of(placements.begin(), placements.end(), [&](const Placement& q) {
+      return !q.rescued && outweighed_by(p.seed_weight, q.seed_weight, params) && overlap_on_read(p, q, read_length);
+    });
+  }
+
   static constexpr std::uint64_t kUnranked = 0xffffffff;
   std::vector<std::uint64_t> rank_[2];
 };
@@ -144,14 +157,14 @@ class PositionRanks {
 // The pair of the highest whole-unit score; among equal ones, the one of the larger tie hash
 // (PositionRanks).
 PairScore best_pair(const std::vector<PairScore>& pairs, const EndResult& first, const EndResult& second,
-                    std::uint64_t pair_number, const MapParams& params) {
+                    std::int32_t length1, std::int32_t length2, std::uint64_t pair_number, const MapParams& params) {
   int top = pairs.front().whole;
   for (const PairScore& p : pairs) top = std::max(top, p.whole);
   std::vector<const PairScore*> tied;
   for (const PairScore& p : pairs)
     if (p.whole == top) tied.push_back(&p);
   if (tied.size() == 1) return *tied.front();
-  const PositionRanks ranks(first, second, pairs, params.unpaired_penalty);
+  const PositionRanks ranks(first, second, length1, length2, pairs, params);
   auto tie = [&](const PairScore* p) {
     return ranks.pair_tie(static_cast<std::size_t>(p->i), static_cast<std::size_t>(p->j), pair_number);
   };
@@ -341,7 +354,7 @@ bool choose_pair(EndResult& first, EndResult& second, std::int32_t length1, std:
   // BWA-MEM's unpaired score does.
   const double unpaired = first.placements.front().score + second.placements.front().score - params.unpaired_penalty;
   if (pairs.empty()) return false;
-  const PairScore best = best_pair(pairs, first, second, pair_number, params);
+  const PairScore best = best_pair(pairs, first, second, length1, length2, pair_number, params);
   if (best.score < unpaired) return false;
   // Each end's alternatives: the pairs through its other placements, and hypothetically the ends
   // placed unpaired.

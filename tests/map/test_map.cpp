@@ -881,6 +881,31 @@ TEST(Pairing, EqualPairsAreChosenAsBwaMemChooses) {
   EXPECT_EQ(second.best().text_end, 259420 + 550);
 }
 
+// A placement whose seeds weigh under -D of another's over the same read letters, by two seeds'
+// letters at least, is a chain BWA-MEM's filter drops before aligning it: it takes no rank, so the
+// equal pairs are chosen as without it (the pick of EqualPairsAreChosenAsBwaMemChooses). Its score
+// (over half the copies') does not rank it.
+TEST(Pairing, PlacementsOfOutweighedSeedsTakeNoRank) {
+  const std::int64_t copies[] = {17977, 122506, 214376, 259420, 629061, 1003993, 4032051, 4844173};
+  EndResult first, second;
+  for (std::size_t k = 0; k < std::size(copies); ++k) {
+    const bool swapped = k >= 6;
+    (swapped ? second : first).placements.push_back(copy_at(false, copies[k]));
+    (swapped ? first : second).placements.push_back(copy_at(true, copies[k] + 450));
+  }
+  for (EndResult* end : {&first, &second})
+    for (Placement& p : end->placements) p.seed_weight = 100;
+  for (std::int64_t begin : {1000, 2000}) {
+    Placement weak = copy_at(false, begin);
+    weak.score = 60;
+    weak.seed_weight = 25;
+    first.placements.push_back(weak);
+  }
+  ASSERT_TRUE(pair_equal_reads(first, second, 100, 323));
+  EXPECT_EQ(first.best().text_begin, 259420);
+  EXPECT_EQ(second.best().text_end, 259420 + 550);
+}
+
 TEST(Pairing, RescuedPlacementsCountInTheRanksOfEqualPairs) {
   // Pair 12251 of MGH 78578 s22 PE150: two equal pairs, and between them a weak placement of the
   // first end that a search near the second end's middle copy found. BWA-MEM ranks every rescued
