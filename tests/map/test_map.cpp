@@ -865,16 +865,20 @@ bool pair_equal_reads(EndResult& first, EndResult& second, std::int32_t length, 
   return choose_pair(first, second, length, length, given_fr_sizes(499, 50), params, pair_number);
 }
 
-TEST(Pairing, EqualPairsAreChosenAsBwaMemChooses) {
-  // The first end forward at each copy but the last two, where the second end is; the fragment
-  // is 550 letters.
+// Eight equal pairs: the first end forward at each copy but the last two, where the second end is;
+// the fragment is 550 letters.
+void place_eight_equal_pairs(EndResult& first, EndResult& second) {
   const std::int64_t copies[] = {17977, 122506, 214376, 259420, 629061, 1003993, 4032051, 4844173};
-  EndResult first, second;
   for (std::size_t k = 0; k < std::size(copies); ++k) {
     const bool swapped = k >= 6;
     (swapped ? second : first).placements.push_back(copy_at(false, copies[k]));
     (swapped ? first : second).placements.push_back(copy_at(true, copies[k] + 450));
   }
+}
+
+TEST(Pairing, EqualPairsAreChosenAsBwaMemChooses) {
+  EndResult first, second;
+  place_eight_equal_pairs(first, second);
   ASSERT_TRUE(pair_equal_reads(first, second, 100, 323));
   EXPECT_FALSE(first.best().reverse);
   EXPECT_EQ(first.best().text_begin, 259420);
@@ -886,13 +890,8 @@ TEST(Pairing, EqualPairsAreChosenAsBwaMemChooses) {
 // equal pairs are chosen as without it (the pick of EqualPairsAreChosenAsBwaMemChooses). Its score
 // (over half the copies') does not rank it.
 TEST(Pairing, PlacementsOfOutweighedSeedsTakeNoRank) {
-  const std::int64_t copies[] = {17977, 122506, 214376, 259420, 629061, 1003993, 4032051, 4844173};
   EndResult first, second;
-  for (std::size_t k = 0; k < std::size(copies); ++k) {
-    const bool swapped = k >= 6;
-    (swapped ? second : first).placements.push_back(copy_at(false, copies[k]));
-    (swapped ? first : second).placements.push_back(copy_at(true, copies[k] + 450));
-  }
+  place_eight_equal_pairs(first, second);
   for (EndResult* end : {&first, &second})
     for (Placement& p : end->placements) p.seed_weight = 100;
   for (std::int64_t begin : {1000, 2000}) {
