@@ -83,8 +83,9 @@ struct PairScore {
 // Both ends' placements ranked together by reference position, as BWA-MEM's pairing walks them:
 // a pair's tie hash is made from its two ends' ranks. Placements whose seeds weigh much less than
 // those of another over the same read letters are left out, as BWA-MEM's chain filter drops such
-// chains before it aligns them (-D, by two seeds' letters at least; hyalign keeps one of them per
-// chain for the MAPQ, and its placements score more than their seeds weigh). Rescued ones are all
+// chains before it aligns them (outweighed_by). hyalign's own filter keeps one such chain beside
+// each kept one, for the MAPQ, so they are among its placements; their scores cannot stand in for
+// the filter, as an alignment scores more than its seeds cover. Rescued ones are all
 // ranked, as BWA-MEM adds every mate search's find to its list, however weak. So is a weak one
 // that pairs with a placement of the other end within the unpaired penalty of that end's best:
 // BWA-MEM's mate search from that placement would have found it.
