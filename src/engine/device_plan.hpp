@@ -90,15 +90,25 @@ Devices<Kernel> plan_devices(DeviceChoice choice, unsigned threads, const Unsupp
   d.cpu = std::move(cpu_kernel);
   const GpuSelection selection = select_gpus(choice, gpu_unsupported_reason);
   if (!selection.notice.empty()) log_info("notice: scoring on the CPU only: {}", selection.notice);
-  std::vector<std::string> gpu_names;
-  for (const GpuInfo& gpu : selection.gpus) {
-    if (cancelled && cancelled()) break;
+  struct Made {
+    std::unique_ptr<Kernel> kernel;
+    double seconds = 0;
+  };
+  std::vector<Made> kernels = on_each_at_once(selection.gpus, [&](const GpuInfo& gpu) {
+    if (cancelled && cancelled()) return Made{};
     Stopwatch set_up;
-    d.gpus.push_back(make_gpu_kernel(gpu.index));
+    std::unique_ptr<Kernel> kernel = make_gpu_kernel(gpu.index);
+    return Made{std::move(kernel), set_up.lap()};
+  });
+  std::vector<std::string> gpu_names;
+  std::vector<GpuInfo> made;
+  for (std::size_t g = 0; g < kernels.size(); ++g) {
+    if (!kernels[g].kernel) continue;
+    d.gpus.push_back(std::move(kernels[g].kernel));
     gpu_names.emplace_back(d.gpus.back()->name());
-    log_info("{}: kernel set up in {:.2f} s", gpu_names.back(), set_up.lap());
+    made.push_back(selection.gpus[g]);
+    log_info("{}: kernel set up in {:.2f} s", gpu_names.back(), kernels[g].seconds);
   }
-  const std::vector<GpuInfo> made(selection.gpus.begin(), selection.gpus.begin() + static_cast<std::ptrdiff_t>(d.gpus.size()));
   d.groups = plan_worker_groups(choice, threads, d.cpu->name(), made, gpu_names, shape);
   const bool cpu_scores = d.groups.size() > d.gpus.size();
   if (cpu_scores) d.kernel_of_worker.assign(d.groups.front().workers, d.cpu.get());

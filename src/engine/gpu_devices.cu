@@ -1,6 +1,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
 #include <stdexcept>
 
 #include "engine/devices.hpp"
@@ -22,8 +24,6 @@ GpuLists enumerate_gpus() {
   GpuLists lists;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) return lists;
-  int current = 0;
-  const bool had_current = cudaGetDevice(&current) == cudaSuccess;
   std::vector<GpuInfo> capable;
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp prop{};
@@ -35,20 +35,26 @@ GpuLists enumerate_gpus() {
   for (const GpuInfo& gpu : capable)
     if (std::none_of(share.begin(), share.end(), [&](const GpuInfo& s) { return s.index == gpu.index; }))
       lists.others.push_back(gpu.index);
-  for (GpuInfo gpu : share) {
+  // Each GPU's context is made on a thread of its own: the caller's current device is not changed.
+  const std::vector<std::optional<std::size_t>> free_bytes = on_each_at_once(share, [](const GpuInfo& gpu) {
+    std::optional<std::size_t> free;
     cudaSetDevice(gpu.index);
     // Before the device's context exists: threads waiting on it sleep instead of spinning.
     cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
-    std::size_t total_bytes = 0;
-    if (cudaMemGetInfo(&gpu.free_bytes, &total_bytes) != cudaSuccess) continue;
-    lists.usable.push_back(gpu);
-  }
-  if (had_current && !is_other_process_gpu(lists, current)) cudaSetDevice(current);
+    std::size_t bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&bytes, &total_bytes) == cudaSuccess) free = bytes;
+    return free;
+  });
+  for (std::size_t g = 0; g < share.size(); ++g)
+    if (free_bytes[g]) lists.usable.push_back({share[g].index, share[g].name, *free_bytes[g]});
   return lists;
 }
 
+std::atomic<bool> enumerated{false};
+
 const GpuLists& gpu_lists() {
   static const GpuLists lists = enumerate_gpus();  // CUDA starts once, on the first call
+  enumerated = true;
   return lists;
 }
 
@@ -64,6 +70,15 @@ void keep_off_other_process_gpus() {
 }  // namespace
 
 std::vector<GpuInfo> usable_gpus() { return gpu_lists().usable; }
+void release_gpus_in_background() {
+  if (!enumerated.load()) return;  // none started, or their start is still under way
+  start_in_background([] {
+    for (const GpuInfo& gpu : gpu_lists().usable) {
+      cudaSetDevice(gpu.index);
+      cudaDeviceReset();
+    }
+  });
+}
 
 std::string gpu_unavailable_reason() {
   int count = 0;

@@ -2,6 +2,7 @@
 #include "engine/devices.hpp"
 
 namespace hyalign::engine {
+void release_gpus_in_background() {}
 
 std::vector<GpuInfo> usable_gpus() { return {}; }
 std::string gpu_unavailable_reason() { return "hyalign was built without CUDA"; }

@@ -74,12 +74,22 @@ MapGpus set_up_gpus(const MapOptions& options, const index::SuffixIndex& index, 
   const engine::GpuSelection selection = engine::select_gpus(
       options.device, [&] { return kernels::cuda::extend_gpu_unsupported_reason(options.params.scoring); });
   if (!selection.notice.empty()) log_info("notice: aligning on the CPU only: {}", selection.notice);
+  struct OnGpu {
+    std::unique_ptr<kernels::ExtendKernel> aligner;
+    std::unique_ptr<kernels::cuda::SeedGpuKernel> seeder;
+    std::string name;
+  };
+  std::vector<OnGpu> made = engine::on_each_at_once(selection.gpus, [&](const engine::GpuInfo& gpu) {
+    if (cancelled()) return OnGpu{};
+    return OnGpu{kernels::cuda::make_extend_gpu_kernel(gpu.index, options.params.scoring),
+                 seed_kernel_on(gpu.index, index, options.params), engine::use_gpu(gpu.index)};
+  });
   MapGpus gpus;
-  for (const engine::GpuInfo& gpu : selection.gpus) {
-    if (cancelled()) break;
-    gpus.aligners.push_back(kernels::cuda::make_extend_gpu_kernel(gpu.index, options.params.scoring));
-    gpus.seeders.push_back(seed_kernel_on(gpu.index, index, options.params));
-    gpus.names.push_back(engine::use_gpu(gpu.index));
+  for (OnGpu& gpu : made) {
+    if (!gpu.aligner) continue;
+    gpus.aligners.push_back(std::move(gpu.aligner));
+    gpus.seeders.push_back(std::move(gpu.seeder));
+    gpus.names.push_back(std::move(gpu.name));
   }
   return gpus;
 }

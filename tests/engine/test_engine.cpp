@@ -118,6 +118,35 @@ TEST(DevicePlan, WorkersPerDeviceAndTakesFromFreeMemory) {
   EXPECT_EQ(cpu_only[0].workers, 1u);
 }
 
+TEST(DevicePlan, EachGpuStartsBesideTheOthers) {
+  // Every call waits until all have begun: one after the other, the first would wait forever (here,
+  // until its deadline, and the test fails).
+  const std::vector<int> gpus{0, 1, 2, 3};
+  std::atomic<int> begun{0};
+  const auto results = on_each_at_once(gpus, [&](int gpu) {
+    ++begun;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (begun < static_cast<int>(gpus.size()) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
+    return begun == static_cast<int>(gpus.size()) ? 10 * gpu : -1;
+  });
+  EXPECT_EQ(results, (std::vector<int>{0, 10, 20, 30}));
+  // The first failure in the items' order, once every call has ended.
+  std::atomic<int> ended{0};
+  try {
+    on_each_at_once(gpus, [&](int gpu) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(gpu == 3 ? 50 : 0));
+      ++ended;
+      if (gpu >= 2) throw std::runtime_error("gpu " + std::to_string(gpu));
+      return gpu;
+    });
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "gpu 2");
+  }
+  EXPECT_EQ(ended, 4);
+}
+
 TEST(DevicePlan, CpuChoiceSelectsNoGpu) {
   const GpuSelection none = select_gpus(DeviceChoice::cpu, [] { return std::string(); });
   EXPECT_TRUE(none.gpus.empty());
