@@ -33,13 +33,22 @@ std::unique_ptr<simd::PaparaBatchAligner> make_aligner(engine::KernelChoice choi
 
 std::vector<PaparaAlignment> papara_align_all(engine::KernelChoice choice, const PaparaProblem& problem,
                                               std::span<const std::size_t> branch_of_query, unsigned threads) {
+  std::vector<std::size_t> every(problem.queries->size());
+  std::iota(every.begin(), every.end(), std::size_t{0});
+  std::vector<PaparaAlignment> out(every.size());
+  papara_align_queries(choice, problem, branch_of_query, every, threads, out);
+  return out;
+}
+
+void papara_align_queries(engine::KernelChoice choice, const PaparaProblem& problem,
+                          std::span<const std::size_t> branch_of_query, std::span<const std::size_t> which,
+                          unsigned threads, std::span<PaparaAlignment> out) {
   const StateSequences& queries = *problem.queries;
-  if (branch_of_query.size() != queries.size())
-    throw std::invalid_argument("papara_align_all: one branch per query expected");
+  if (branch_of_query.size() != queries.size() || out.size() != queries.size())
+    throw std::invalid_argument("papara_align_queries: one branch and one place per query expected");
   choice = engine::resolve_cpu_kernel(choice);
   threads = std::max(1u, threads);
 
-  std::vector<PaparaAlignment> out(queries.size());
   auto align_scalar = [&](std::size_t q) {
     out[q] = papara_align_scalar(queries.sequence(q), problem.targets.branch(branch_of_query[q]), problem.scoring);
   };
@@ -52,7 +61,7 @@ std::vector<PaparaAlignment> papara_align_all(engine::KernelChoice choice, const
   // Work items: first the scalar queries (the long ones, or all of them), then SIMD batches of W
   // queries of similar length, longest first.
   std::vector<std::size_t> scalar, simd;
-  for (std::size_t q = 0; q < queries.size(); ++q) {
+  for (const std::size_t q : which) {
     const std::size_t m = queries.length(q);
     const bool vector_ok = !aligners.empty() && m > 0 && problem.targets.columns > 0 &&
                            fits_int16(m, problem.targets.columns, problem.scoring) &&
@@ -77,7 +86,6 @@ std::vector<PaparaAlignment> papara_align_all(engine::KernelChoice choice, const
     aligners[worker]->align(batch, branch, results.data());
     for (std::size_t k = 0; k < count; ++k) out[batch[k]] = std::move(results[k]);
   });
-  return out;
 }
 
 }  // namespace hyalign::kernels

@@ -15,5 +15,10 @@ namespace hyalign::kernels {
 // query. Queries that 16-bit lanes cannot hold exactly (and empty ones) always take the scalar path.
 std::vector<PaparaAlignment> papara_align_all(engine::KernelChoice choice, const PaparaProblem& problem,
                                               std::span<const std::size_t> branch_of_query, unsigned threads);
+// The same for the queries listed in `which` only, into out[q] (out holds every query's place):
+// a run aligns the queries already placed while the rest are scored.
+void papara_align_queries(engine::KernelChoice choice, const PaparaProblem& problem,
+                          std::span<const std::size_t> branch_of_query, std::span<const std::size_t> which,
+                          unsigned threads, std::span<PaparaAlignment> out);
 
 }  // namespace hyalign::kernels

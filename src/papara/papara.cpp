@@ -18,7 +18,7 @@
 #include "dist/ordered_output.hpp"
 #include "engine/devices.hpp"
 #include "io/atomic_output.hpp"
-#include "kernels/papara_align.hpp"
+#include "papara/alignment.hpp"
 #include "papara/output.hpp"
 #include "papara/placement.hpp"
 
@@ -85,17 +85,19 @@ struct ScoringWork {
   double seconds = 0;
 };
 
-std::vector<Placement> score_queries(const PaparaOptions& options, const StateSequences& queries, std::size_t all,
-                                     const Alphabet& alphabet, const BranchVectors& branches, Stopwatch& clock,
-                                     ScoringWork& work) {
-  const std::vector<Placement> placements =
-      place_queries(queries, alphabet, branches, {options.scoring, options.kernel, options.device, options.threads});
+// The queries placed are handed to `aligner` as the scoring goes on.
+void score_queries(const PaparaOptions& options, const StateSequences& queries, std::size_t all,
+                   const Alphabet& alphabet, const BranchVectors& branches, Stopwatch& clock, ScoringWork& work,
+                   QueryAligner& aligner) {
+  place_queries(queries, alphabet, branches, {options.scoring, options.kernel, options.device, options.threads},
+                [&](std::span<const std::size_t> placed, const std::vector<Placement>& placements) {
+                  aligner.placed(placed, placements);
+                });
   work.seconds = clock.lap();
   work.cells = static_cast<std::uint64_t>(queries.total_residues()) * branches.columns * branches.branches;
   const auto cells = static_cast<double>(work.cells);
   log_info("scored {} against {} branches: {:.3g} cells in {:.2f} s ({:.2f} GCUPS)", queries_text(queries.size(), all),
            branches.branches, cells, work.seconds, cells / work.seconds / 1e9);
-  return placements;
 }
 
 // Under MPI: the whole job's scoring rate, its cells over the slowest rank's seconds (shares' counts:
@@ -109,24 +111,6 @@ void log_job_scoring(const std::vector<dist::RankShare>& shares) {
   }
   log_info("scoring on {} ranks: {:.3g} cells, the slowest rank {:.2f} s ({:.2f} GCUPS)", shares.size(), cells, slowest,
            slowest > 0 ? cells / slowest / 1e9 : 0.0);
-}
-
-// Trace-back step: each query aligned to its best branch, with the score the scoring step found.
-std::vector<kernels::PaparaAlignment> align_queries(const PaparaOptions& options, const StateSequences& queries,
-                                                    const Alphabet& alphabet, const BranchVectors& branches,
-                                                    const std::vector<Placement>& placements) {
-  std::vector<std::size_t> branches_of_queries(queries.size());
-  for (std::size_t q = 0; q < queries.size(); ++q) branches_of_queries[q] = placements[q].branch;
-  const kernels::PaparaProblem problem{
-      {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
-      options.scoring, options.threads};
-  std::vector<kernels::PaparaAlignment> alignments =
-      kernels::papara_align_all(options.kernel, problem, branches_of_queries, options.threads);
-  for (std::size_t q = 0; q < queries.size(); ++q)
-    if (!queries.sequence(q).empty() && alignments[q].score != placements[q].score)
-      throw std::logic_error(fmt::format("query '{}': traceback score {} differs from scoring-phase score {}",
-                                         queries.name(q), alignments[q].score, placements[q].score));
-  return alignments;
 }
 
 }  // namespace
@@ -156,9 +140,15 @@ void run_papara(const PaparaOptions& options) {
   const StateSequences& queries = units.share_of(inputs.queries, share);
   const std::size_t all = inputs.queries.size();
   ScoringWork work;
-  const std::vector<Placement> placements = score_queries(options, queries, all, alphabet, branches, clock, work);
-  const auto alignments = align_queries(options, queries, alphabet, branches, placements);
-  log_info("aligned {} to their best branches ({:.2f} s)", queries_text(queries.size(), all), clock.lap());
+  const kernels::PaparaProblem problem{
+      {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
+      options.scoring, options.threads};
+  QueryAligner aligner(options.kernel, problem, options.threads);
+  score_queries(options, queries, all, alphabet, branches, clock, work, aligner);
+  engine::release_gpus_in_background();  // the queries are aligned on the CPU
+  const auto alignments = aligner.finish();
+  log_info("aligned {} to their best branches (the last of them in {:.2f} s after the scoring)",
+           queries_text(queries.size(), all), clock.lap());
 
   AtomicOutput* out = outputs ? &outputs->alignment() : nullptr;
   dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });

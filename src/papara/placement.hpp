@@ -2,6 +2,8 @@
 // Scoring phase: every query against every branch; keeps the best branch per query (ties → lower
 // branch index), independent of thread count, kernel and block order.
 #include <cstddef>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "core/sequence_batch.hpp"
@@ -26,8 +28,13 @@ struct ScoringSetup {
   unsigned threads = 1;  // CPU scoring threads (GPU feeding threads come on top and mostly sleep)
 };
 
+// Told, from a scoring worker, that `queries` are placed while the rest are scored: their entries of
+// `placements` (every query's place) are final, the ones place_queries returns.
+using QueriesPlaced = std::function<void(std::span<const std::size_t> queries, const std::vector<Placement>& placements)>;
+
 std::vector<Placement> place_queries(const StateSequences& queries, const Alphabet& alphabet,
-                                     const BranchVectors& branches, const ScoringSetup& setup);
+                                     const BranchVectors& branches, const ScoringSetup& setup,
+                                     const QueriesPlaced& placed = {});
 
 // One device's kernel and the workers that feed it.
 struct DeviceWorkers {
