@@ -29,6 +29,7 @@
 #include "search/split_database.hpp"
 #include "search/statistics.hpp"
 #include "search/top_hits.hpp"
+#include "search/tracebacks.hpp"
 
 namespace hyalign::search {
 namespace {
@@ -218,8 +219,9 @@ class ChunkScorer {
   void count(const CodedSequences& chunk) {
     devices_.count_work(static_cast<double>(queries_.residues.size()) * static_cast<double>(chunk.residues.size()));
   }
-  // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU).
-  void score(const CodedSequences& chunk, std::size_t chunk_number) {
+  // Tiles: one query against a block of similar-length targets (CPU), or many of them (GPU). After
+  // each GPU take, the hits it listed are traced back while the next take is scored.
+  void score(const CodedSequences& chunk, std::size_t chunk_number, ChunkTracebacks& tracebacks) {
     const kernels::SwSequences targets = chunk.view();
     const std::size_t width = block_width(chunk.size());
     engine::TileQueue queue(chunk.size(), width, queries_.size(), 1, engine::TileOrder::target_blocks_outer);
@@ -228,7 +230,9 @@ class ChunkScorer {
     const auto chunk_reports = devices_.run(
         queue, &progress,
         [&](kernels::SwKernel& kernel, std::size_t w, const engine::WorkTile& tile) {
-          return score_tile(kernel, w, tile, chunk, targets);
+          const double cells = score_tile(kernel, w, tile, chunk, targets);
+          if (tile.target_count > width) tracebacks.trace_listed(top_);  // a CPU tile is one block
+          return cells;
         },
         [&](std::size_t workers) {
           scorers_.resize(std::max(scorers_.size(), workers));
@@ -242,6 +246,24 @@ class ChunkScorer {
   // Whether the next chunk is read while this one is scored: GPUs score it, or they start while
   // the CPU does (the CPU's work leaves time to read then; alone, its cores are all scoring).
   bool reads_ahead() { return devices_.gpus_work() || devices_.starting(); }
+  // After the last chunk: each worker's scorer and score buffer are freed on a thread of their own
+  // while the hits are traced back. A GPU worker's take buffers hold up to 2^28 scores twice (page-
+  // locked and plain): on the H200, 0.15 s a GPU to free, one GPU after the other at the end.
+  void release_in_background() {
+    for (std::size_t w = 0; w < scorers_.size(); ++w)
+      released_.push_back(engine::start_in_background(
+          [scorer = std::shared_ptr<kernels::SwScorer>(std::move(scorers_[w])),
+           buffer = std::make_shared<std::vector<int>>(std::move(buffers_[w]))]() mutable {
+            scorer.reset();
+            buffer.reset();
+          }));
+    scorers_.clear();
+    buffers_.clear();
+  }
+  // The scorers use their GPU kernels: they are gone before the devices.
+  ~ChunkScorer() {
+    for (const auto& r : released_) r.wait();
+  }
   const std::vector<engine::DeviceReport>& reports() const { return reports_; }
 
  private:
@@ -291,42 +313,8 @@ class ChunkScorer {
   std::vector<std::unique_ptr<kernels::SwScorer>> scorers_;
   std::vector<std::vector<int>> buffers_;
   std::vector<engine::DeviceReport> reports_;
+  std::vector<std::shared_future<void>> released_;
 };
-
-// ---- Step 5: trace back the hits of a chunk while its sequences are in memory ----
-// `kernel`: the user's --kernel, which tracebacks honour too. With `keep_target_letters`, each hit
-// keeps the target's aligned stretch for the qseq, sseq and positive columns (only then: with -k
-// 1000 and many queries, the stretches would outweigh everything else kept).
-void align_chunk_hits(TopHits& top, const CodedSequences& queries, const CodedSequences& chunk,
-                      const kernels::SwScoring& scoring, engine::KernelChoice kernel, unsigned threads,
-                      bool keep_target_letters) {
-  // Ids of a chunk are consecutive (SequenceSource), so a hit's position in the chunk is one lookup.
-  const std::size_t first_id = chunk.empty() ? 0 : *std::min_element(chunk.ids.begin(), chunk.ids.end());
-  std::vector<std::size_t> index_of_id(chunk.size());
-  for (std::size_t i = 0; i < chunk.size(); ++i) index_of_id[chunk.ids[i] - first_id] = i;
-  // Every hit on any thread, the largest first, so that a long one does not run alone at the end.
-  std::vector<TopHits::NewHit> hits = top.make_room_for_new_hits();
-  const auto cells = [&](const TopHits::NewHit& h) {
-    return queries.length(h.query) * chunk.length(index_of_id[h.hit.target - first_id]);
-  };
-  std::sort(hits.begin(), hits.end(), [&](const auto& a, const auto& b) { return cells(a) > cells(b); });
-  parallel_for(hits.size(), threads, [&](std::size_t k, unsigned) {
-    const TopHits::NewHit& h = hits[k];
-    const std::size_t index = index_of_id[h.hit.target - first_id];
-    *h.details = {std::string(chunk.name(index)), chunk.length(index),
-                  kernels::sw_align_hit(queries.sequence(h.query), chunk.sequence(index), scoring, h.hit.score,
-                                        kernel),
-                  {}};
-    const kernels::SwAlignment& a = h.details->alignment;
-    if (keep_target_letters && a.length > 0) {
-      const auto aligned = chunk.sequence(index).subspan(a.target_start - 1, a.target_end - a.target_start + 1);
-      h.details->target_codes.assign(aligned.begin(), aligned.end());
-    }
-    if (h.details->alignment.score != h.hit.score)
-      throw std::logic_error(fmt::format("query {}: traceback score {} differs from score {}", h.query,
-                                         h.details->alignment.score, h.hit.score));
-  });
-}
 
 // ---- Step 6: write ----
 // What the rows of hits are made from.
@@ -516,11 +504,7 @@ engine::Devices<kernels::SwKernel> plan_search_devices(const SearchOptions& o, c
 struct ChunkWork {
   ChunkScorer& scorer;
   TopHits& top;
-  const CodedSequences& queries;
-  const Scoring& scoring;
-  const SearchOptions& o;
-  unsigned threads;
-  bool keep_target_letters;  // the format shows aligned letters: each hit keeps its target stretch
+  TracebackSetup tracebacks;
 };
 
 // Scores this rank's chunks of the database, `chunk` first once `first_chunk` has read it. While
@@ -547,14 +531,20 @@ DatabaseShare score_chunks(RankChunks& rank_chunks, CodedSequences& chunk, std::
     mine.sequences += sorted.size();
     mine.residues += sorted.residues.size();
     step_start = Clock::now();
-    work.scorer.score(sorted, ++mine.chunks);
+    ChunkTracebacks tracebacks(work.tracebacks, sorted);
+    work.scorer.score(sorted, ++mine.chunks, tracebacks);
     steps.scoring += seconds_since(step_start);
+    // Read ahead, the next chunk is there by now, or there is none: the scorers are not needed then.
+    std::optional<bool> more_read_ahead;
+    if (read_ahead && ahead.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      more_read_ahead = ahead.get();
+      if (!*more_read_ahead) work.scorer.release_in_background();
+    }
     step_start = Clock::now();
-    align_chunk_hits(work.top, work.queries, sorted, work.scoring.kernel(), work.o.kernel, work.threads,
-                     work.keep_target_letters);
+    tracebacks.finish(work.top);
     steps.tracebacks += seconds_since(step_start);
     step_start = Clock::now();
-    more = read_ahead ? ahead.get() : rank_chunks.next(next_chunk);
+    more = more_read_ahead ? *more_read_ahead : read_ahead ? ahead.get() : rank_chunks.next(next_chunk);
     steps.reading_waited += seconds_since(step_start);
   }
   mine.chunks_seen = rank_chunks.chunks_seen();
@@ -655,8 +645,8 @@ void run_search(const SearchOptions& given) {
   ChunkScorer scorer(devices, queries, top, threads);
   StepSeconds steps;
   steps.queries = seconds_since(start);
-  DatabaseShare mine =
-      score_chunks(rank_chunks, chunk, first_chunk, {scorer, top, queries, scoring, o, threads, format.needs_aligned_letters()}, steps);
+  const ChunkWork work{scorer, top, {queries, scoring.kernel(), o.kernel, threads, format.needs_aligned_letters()}};
+  DatabaseShare mine = score_chunks(rank_chunks, chunk, first_chunk, work, steps);
   if (mine.chunks_seen == 0) throw InputError(o.database, "no database sequences");
   mine.unknown = source->unknown_letters();
   for (const engine::DeviceReport& report : scorer.reports()) mine.cells += static_cast<std::size_t>(report.cells);

@@ -50,6 +50,17 @@ void TopHits::offer(std::size_t q, const int* scores, std::size_t first, std::si
   for (const auto& [score, index] : candidates) best_.offer(q, score, chunk.ids[index]);
 }
 
+std::vector<std::pair<std::size_t, engine::ScoredTarget>> TopHits::listed_in(std::size_t first_id,
+                                                                           std::size_t end_id) const {
+  std::vector<std::pair<std::size_t, engine::ScoredTarget>> listed;
+  for (std::size_t q = 0; q < best_.size(); ++q) {
+    std::lock_guard lock(locks_[q]);
+    for (const engine::ScoredTarget& hit : best_.of(q))
+      if (hit.target >= first_id && hit.target < end_id) listed.emplace_back(q, hit);
+  }
+  return listed;
+}
+
 template <class Missing>
 void TopHits::keep_listed_details(std::size_t q, Missing missing) {
   std::unordered_map<std::size_t, HitDetails> kept;

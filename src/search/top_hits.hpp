@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/sequence_batch.hpp"
@@ -50,6 +51,9 @@ class TopHits {
   // then the one a single table offered every hit would hold, whatever the order of merges.
   void merge(std::size_t q, std::vector<FoundHit> found);
 
+  // The hits listed now whose targets are ids [first_id, end_id) (a chunk's), while offers go on.
+  std::vector<std::pair<std::size_t, engine::ScoredTarget>> listed_in(std::size_t first_id, std::size_t end_id) const;
+
   std::size_t queries() const { return best_.size(); }
   std::size_t k() const { return best_.k(); }
   std::span<const engine::ScoredTarget> of(std::size_t q) const { return best_.of(q); }
@@ -62,7 +66,7 @@ class TopHits {
   void keep_listed_details(std::size_t q, Missing missing);
 
   engine::BestHits best_;
-  std::vector<std::mutex> locks_;
+  mutable std::vector<std::mutex> locks_;
   std::vector<std::unordered_map<std::size_t, HitDetails>> details_;
 };
 
