@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 
@@ -15,6 +16,7 @@ namespace hyalign::dist {
 namespace {
 
 transport::Place place;
+std::int64_t start = 0;  // start_microseconds()
 
 // Units a rank gets where the work allows: enough to even out units of unequal cost.
 constexpr std::size_t kUnitsPerRank = 4;
@@ -72,6 +74,7 @@ void take_share_of_node() {
 
 Job::Job(int& argc, char**& argv) {
   place = transport::start(argc, argv);
+  start = system_microseconds();
   if (place.size > 1) Log::instance().set_quiet(place.rank != 0);
   take_share_of_node();  // `mpirun -np 1` binds its one rank to a core too
   if (place.size == 1) return;
@@ -80,7 +83,13 @@ Job::Job(int& argc, char**& argv) {
 
 Job::~Job() { transport::stop(); }
 
+std::int64_t system_microseconds() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 int rank() { return place.rank; }
+std::int64_t start_microseconds() { return start; }
 int size() { return place.size; }
 bool writes_output() { return place.rank == 0; }
 

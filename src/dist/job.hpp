@@ -26,6 +26,10 @@ class Job {
 
 int rank();
 int size();
+std::int64_t system_microseconds();  // now, on the system clock
+// When this rank's job began (MPI started), in microseconds of the system clock: the ranks of one
+// node share that clock, so their starts compare (across nodes, as closely as their clocks agree).
+std::int64_t start_microseconds();
 bool writes_output();         // rank 0 opens the outputs and writes them
 unsigned hardware_threads();  // this node's hardware threads divided between its ranks, at most those it may use
 std::string error_prefix();   // "rank R: " in a job of several ranks, so that an error names its rank

@@ -41,7 +41,12 @@ std::vector<std::uint64_t> decode(const std::string& bytes) {
 
 }  // namespace
 
+void OrderedOutput::note_first_output() {
+  if (first_output_ < 0) first_output_ = system_microseconds();
+}
+
 void OrderedOutput::write(std::size_t unit, std::string_view piece) {
+  note_first_output();
   if (rank() == 0) {
     write_units_before(unit);
     if (!piece.empty()) write_(piece);
@@ -51,6 +56,7 @@ void OrderedOutput::write(std::size_t unit, std::string_view piece) {
 }
 
 void OrderedOutput::end(std::size_t unit) {
+  note_first_output();
   ++ended_;
   if (rank() == 0) {
     write_units_before(unit);
@@ -80,19 +86,27 @@ void OrderedOutput::receive_unit(std::size_t unit) {
 }
 
 std::vector<RankShare> OrderedOutput::finish(std::size_t units, std::vector<std::uint64_t> counts) {
+  note_first_output();
+  // Times travel as microseconds of the system clock, each rank's own start first.
+  const auto as_word = [](std::int64_t microseconds) { return static_cast<std::uint64_t>(microseconds); };
   if (rank() != 0) {
-    std::vector<std::uint64_t> done{ended_};
+    std::vector<std::uint64_t> done{ended_, as_word(start_microseconds()), as_word(first_output_)};
     done.insert(done.end(), counts.begin(), counts.end());
     transport::send(Channel::output, 0, kDone, encode(done));
     return {{ended_, std::move(counts)}};
   }
   write_units_before(units);
-  std::vector<RankShare> shares{{ended_, std::move(counts)}};
+  const auto since_start = [](std::uint64_t microseconds) {
+    return static_cast<double>(static_cast<std::int64_t>(microseconds) - start_microseconds()) / 1e6;
+  };
+  std::vector<RankShare> shares{{ended_, std::move(counts), 0.0, since_start(as_word(first_output_))}};
   std::string message;
   for (int from = 1; from < size(); ++from) {
     if (transport::receive(Channel::output, from, message) != kDone) throw disagreement(from);
-    std::vector<std::uint64_t> done = decode(message);
-    shares.push_back({static_cast<std::size_t>(done.at(0)), std::vector<std::uint64_t>(done.begin() + 1, done.end())});
+    const std::vector<std::uint64_t> done = decode(message);
+    if (done.size() < 3) throw disagreement(from);
+    shares.push_back({static_cast<std::size_t>(done[0]), std::vector<std::uint64_t>(done.begin() + 3, done.end()),
+                      since_start(done[1]), since_start(done[2])});
   }
   return shares;
 }
@@ -110,8 +124,9 @@ void log_shares(const std::vector<RankShare>& shares, std::size_t k, std::string
                 const std::function<std::string(const RankShare&)>& more) {
   if (shares.size() < 2) return;
   for (std::size_t r = 0; r < shares.size(); ++r)
-    log_info("  rank {}: {} unit{}, {} {}{}", r, shares[r].units, shares[r].units == 1 ? "" : "s",
-             k < shares[r].counts.size() ? shares[r].counts[k] : 0, what, more ? more(shares[r]) : "");
+    log_info("  rank {}: {} unit{}, {} {}{}; started at {:+.2f} s, first output at {:.2f} s", r, shares[r].units,
+             shares[r].units == 1 ? "" : "s", k < shares[r].counts.size() ? shares[r].counts[k] : 0, what,
+             more ? more(shares[r]) : "", shares[r].started, shares[r].first_output);
 }
 
 }  // namespace hyalign::dist

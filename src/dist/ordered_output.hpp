@@ -17,6 +17,9 @@ namespace hyalign::dist {
 struct RankShare {
   std::size_t units = 0;
   std::vector<std::uint64_t> counts;
+  // Seconds from rank 0's start to this rank's start, and to when it handed over its first bytes
+  // or unit (a rank that writes at the end: its work done). A late rank holds rank 0 in its write.
+  double started = 0, first_output = 0;
 };
 
 class OrderedOutput {
@@ -39,9 +42,11 @@ class OrderedOutput {
  private:
   void write_units_before(std::size_t unit);  // rank 0: the other ranks' units before `unit`
   void receive_unit(std::size_t unit);
+  void note_first_output();
   Writer write_;
   std::size_t next_ = 0;   // rank 0: the next unit to write
   std::size_t ended_ = 0;  // units this rank ended
+  std::int64_t first_output_ = -1;  // system microseconds of this rank's first write() or end()
 };
 
 // counts[k] summed over the ranks.
