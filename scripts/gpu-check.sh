@@ -235,7 +235,8 @@ if want scale; then
   declare -A threads_option=([papara]=-j [search]=-t)
   device=${SCALE_DEVICE:-gpu}
   # scaled TOOL HOW: one run (one: one GPU; one-auto: one GPU and the CPU as --device auto plans
-  # them; gpus: every GPU; auto: every GPU and the CPU; mpi: a rank a GPU), its wall time, CPU time / wall (the host's busy cores) and its log
+  # them; gpus: every GPU; auto: every GPU and the CPU; mpi: a rank a GPU; mpi-ob1: the same with
+  # Open MPI's shared-memory PML, whose start skips UCX's probing), its wall time, CPU time / wall (the host's busy cores) and its log
   scaled() {
     local tool=$1 how=$2 out=/tmp/scale_${1}_$2
     local -n tool_args=${tool}_args
@@ -245,6 +246,7 @@ if want scale; then
       one-auto) run=(env CUDA_VISIBLE_DEVICES=0 "$build/hyalign" "${tool_args[@]}" -o "$out.out") ;;
       auto) run=("$build/hyalign" "${tool_args[@]}" -o "$out.out") ;;
       mpi) run=("$mpirun" --allow-run-as-root --bind-to none -np "$gpus" -x LD_LIBRARY_PATH "${run[@]}" "${threads_option[$tool]}" $((jobs / gpus))) ;;
+      mpi-ob1) run=("$mpirun" --allow-run-as-root --bind-to none --mca pml ob1 -np "$gpus" -x LD_LIBRARY_PATH "${run[@]}" "${threads_option[$tool]}" $((jobs / gpus))) ;;
     esac
     /tmp/deps/usr/bin/time -f '%e %U %S' -o "$out.time" "${run[@]}" 2>"$out.log" || echo "$tool $how FAILED"
     read -r wall user sys < <(tail -n 1 "$out.time")
@@ -252,7 +254,7 @@ if want scale; then
     awk -v t="$tool $how" -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN { printf "%s: %s s wall, %.1f cores busy\n", t, w, (u + s) / w }'
     sed 's/^/    /' "$out.log"
   }
-  hows="one one-auto gpus auto $([ -n "$mpirun" ] && echo mpi)"
+  hows="one one-auto gpus auto $([ -n "$mpirun" ] && echo mpi mpi-ob1)"
   for round in $(seq "${SCALE_ROUNDS:-2}"); do
     for tool in papara search; do for how in $hows; do scaled $tool $how; done; done
   done
