@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "core/log.hpp"
-#include "core/parallel.hpp"
 #include "engine/device_start.hpp"
 #include "kernels/cuda/papara_cuda.hpp"
 
@@ -59,12 +58,13 @@ class RowCounts {
 
 // Folds one worker's scores into its table and counts them; the queries they complete are handed
 // to `complete` in groups (a GPU take's rows arrive a slice at a time, while it scores the next).
+// Each (query, target) must be offered once in a run: a kernel that offered a take's scores twice
+// (a fallback re-running a failed take) would leave rows uncompleted, which score_on reports.
 class RowSink final : public engine::ScoreSink {
  public:
   using Complete = std::function<void(std::vector<std::size_t>& queries)>;
   RowSink(engine::BestHits& table, RowCounts& counts, const Complete& complete)
       : table_(table), counts_(counts), complete_(complete) {}
-  ~RowSink() override = default;
   void offer(std::size_t q, int score, std::size_t target) override {
     table_.offer(q, score, target);
     count(q, 1);
