@@ -604,11 +604,12 @@ void check_reference(const index::ReferenceText& ref, const std::string& path) {
 void run_map(const MapOptions& given) {
   check_options(given);
   check_not_an_input(given.out, std::array{given.reference, given.reads1, given.reads2});
-  dist::check_same_inputs({given.reference, given.reads1, given.reads2});
   MapOptions options = given;
   options.params.aligner = kernels::extend_cpu_aligner(options.kernel);
+  // CUDA starts while MPI's start is awaited (check_same_inputs) and the index is read.
   const engine::GpuStart gpu_start =
       engine::plan_gpu_start(options.device, [&] { return too_few_reads_for_gpus(options); });
+  dist::check_same_inputs({given.reference, given.reads1, given.reads2});
 
   Stopwatch clock;
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);

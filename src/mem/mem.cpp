@@ -653,10 +653,11 @@ void run_mem(const MemOptions& given) {
   inputs.push_back(given.reference);
   check_not_an_input(given.out, inputs);
   if (dist::writes_output()) out.emplace(given.out);
-  dist::check_same_inputs(inputs);
   MemOptions options = given;
+  // CUDA starts while MPI's start is awaited (check_same_inputs) and the index is read.
   const engine::GpuStart gpu_start =
       engine::plan_gpu_start(options.device, [&] { return too_few_queries_for_gpus(options); });
+  dist::check_same_inputs(inputs);
   dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
   Stopwatch clock;
   const index::SuffixIndex index = index::load_or_build_index(options.reference, options.threads);

@@ -122,9 +122,10 @@ void run_papara(const PaparaOptions& options) {
     check_not_an_input(*options.out, std::array{options.inputs.tree, options.inputs.alignment,
                                                 options.inputs.queries.value_or("")});
   if (dist::writes_output()) outputs.emplace(options);
+  // CUDA starts while MPI's start is awaited (check_same_inputs) and the inputs are read.
+  engine::start_gpu_enumeration(options.device);
   dist::check_same_inputs({options.inputs.tree, options.inputs.alignment, options.inputs.queries.value_or("")});
   Stopwatch clock;
-  engine::start_gpu_enumeration(options.device);  // CUDA starts while the inputs are read
   const PaparaInputs inputs =
       load_inputs(options.inputs, alphabet, options.gap_model == GapModel::probabilistic);
   log_info("read {} reference rows × {} columns (after masking), {} tree branches, {} queries ({:.2f} s)",

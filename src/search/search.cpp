@@ -611,6 +611,10 @@ void run_search(const SearchOptions& given) {
   check_uncompressed_name(given.out, "BLAST tabular text");
   check_not_an_input(given.out, std::array{given.queries, given.database});
   if (dist::writes_output()) out.emplace(given.out);
+  // --device gpu and all need no input to start CUDA: it starts while MPI's start is awaited
+  // (check_same_inputs) and the queries are read. auto waits for the job's size (plan_gpu_start).
+  if (given.device == engine::DeviceChoice::gpu || given.device == engine::DeviceChoice::all)
+    engine::start_gpu_enumeration(given.device);
   dist::check_same_inputs({given.queries, given.database});
   SearchOptions o = given;
   const auto start = Clock::now();
