@@ -93,6 +93,10 @@ std::optional<Place> place_from_environment() {
 // run goes on meanwhile (reading, CUDA's start), and every MPI call waits for the start first.
 class MpiThread {
  public:
+  // A process that ends without stop() (main always calls it) still finalizes.
+  ~MpiThread() {
+    if (running()) finalize();
+  }
   void start(std::optional<Place> expected) {
     thread_ = std::thread([this, expected] { run(expected); });
   }
