@@ -86,18 +86,18 @@ struct ScoringWork {
 };
 
 // The queries placed are handed to `aligner` as the scoring goes on.
-void score_queries(const PaparaOptions& options, const StateSequences& queries, std::size_t all,
-                   const Alphabet& alphabet, const BranchVectors& branches, Stopwatch& clock, ScoringWork& work,
-                   QueryAligner& aligner) {
-  place_queries(queries, alphabet, branches, {options.scoring, options.kernel, options.device, options.threads},
+void score_queries(const PaparaOptions& options, const kernels::PaparaProblem& problem, std::size_t all,
+                   Stopwatch& clock, ScoringWork& work, QueryAligner& aligner) {
+  place_queries(problem, {options.kernel, options.device},
                 [&](std::span<const std::size_t> placed, const std::vector<Placement>& placements) {
                   aligner.placed(placed, placements);
                 });
   work.seconds = clock.lap();
-  work.cells = static_cast<std::uint64_t>(queries.total_residues()) * branches.columns * branches.branches;
+  const std::size_t queries = problem.queries->size(), branches = problem.targets.count;
+  work.cells = static_cast<std::uint64_t>(problem.queries->total_residues()) * problem.targets.columns * branches;
   const auto cells = static_cast<double>(work.cells);
-  log_info("scored {} against {} branches: {:.3g} cells in {:.2f} s ({:.2f} GCUPS)", queries_text(queries.size(), all),
-           branches.branches, cells, work.seconds, cells / work.seconds / 1e9);
+  log_info("scored {} against {} branches: {:.3g} cells in {:.2f} s ({:.2f} GCUPS)", queries_text(queries, all),
+           branches, cells, work.seconds, cells / work.seconds / 1e9);
 }
 
 // Under MPI: the whole job's scoring rate, its cells over the slowest rank's seconds (shares' counts:
@@ -145,7 +145,7 @@ void run_papara(const PaparaOptions& options) {
       {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
       options.scoring, options.threads};
   QueryAligner aligner(options.kernel, problem, options.threads);
-  score_queries(options, queries, all, alphabet, branches, clock, work, aligner);
+  score_queries(options, problem, all, clock, work, aligner);
   engine::release_gpus_in_background();  // the queries are aligned on the CPU
   const auto alignments = aligner.finish();
   log_info("aligned {} to their best branches (the last of them in {:.2f} s after the scoring)",

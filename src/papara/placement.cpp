@@ -180,17 +180,13 @@ ScoringResult score_all_targets(const std::vector<DeviceWorkers>& devices, const
   return score_on(on_devices, kernel_of_worker.size(), problem, block_width, show_progress, {});
 }
 
-std::vector<Placement> place_queries(const StateSequences& queries, const Alphabet& alphabet,
-                                     const BranchVectors& branches, const ScoringSetup& setup,
+std::vector<Placement> place_queries(const kernels::PaparaProblem& problem, const ScoringSetup& setup,
                                      const QueriesPlaced& placed) {
-  const kernels::PaparaProblem problem{
-      {branches.branches, branches.columns, branches.states.data(), branches.cgap.data()}, &queries, &alphabet,
-      setup.scoring, setup.threads};
   engine::StartingDevices<kernels::PaparaKernel> devices(
-      setup.device, setup.threads, kernels::make_papara_cpu_kernel(setup.kernel, problem),
+      setup.device, problem.threads, kernels::make_papara_cpu_kernel(setup.kernel, problem),
       [&](std::shared_ptr<kernels::PaparaKernel> cpu, const std::function<bool()>& cancelled) {
         return engine::plan_devices<kernels::PaparaKernel>(
-            setup.device, setup.threads, [&] { return kernels::cuda::gpu_unsupported_reason(problem); }, std::move(cpu),
+            setup.device, problem.threads, [&] { return kernels::cuda::gpu_unsupported_reason(problem); }, std::move(cpu),
             [&](int gpu) { return kernels::cuda::make_papara_gpu_kernel(gpu, problem); }, engine::WorkShape{},
             cancelled);
       });
@@ -198,7 +194,7 @@ std::vector<Placement> place_queries(const StateSequences& queries, const Alphab
                                   const std::function<void(std::size_t)>& grow) {
     return devices.run(queue, progress, score, grow);
   };
-  std::vector<Placement> out(queries.size());
+  std::vector<Placement> out(problem.queries->size());
   const auto place = [&](std::span<const std::size_t> rows, const engine::BestHits& best) {
     for (const std::size_t q : rows) {
       const auto hits = best.of(q);
@@ -207,7 +203,7 @@ std::vector<Placement> place_queries(const StateSequences& queries, const Alphab
     if (placed) placed(rows, out);
   };
   const ScoringResult result =
-      score_on(starting, std::max(1u, setup.threads), problem, devices.cpu().block_width(), true, place);
+      score_on(starting, std::max(1u, problem.threads), problem, devices.cpu().block_width(), true, place);
   engine::log_device_reports(result.devices);
   return out;
 }

@@ -12,7 +12,6 @@
 #include "engine/devices.hpp"
 #include "engine/scheduler.hpp"
 #include "kernels/papara_kernel.hpp"
-#include "papara/ancestral.hpp"
 
 namespace hyalign::papara {
 
@@ -21,19 +20,18 @@ struct Placement {
   std::size_t branch = 0;
 };
 
+// The devices that score; the problem's threads are the CPU's scoring threads (GPU feeding threads
+// come on top and mostly sleep).
 struct ScoringSetup {
-  kernels::PaparaScoring scoring;
   engine::KernelChoice kernel = engine::KernelChoice::automatic;
   engine::DeviceChoice device = engine::DeviceChoice::automatic;
-  unsigned threads = 1;  // CPU scoring threads (GPU feeding threads come on top and mostly sleep)
 };
 
 // Told, from a scoring worker, that `queries` are placed while the rest are scored: their entries of
 // `placements` (every query's place) are final, the ones place_queries returns.
 using QueriesPlaced = std::function<void(std::span<const std::size_t> queries, const std::vector<Placement>& placements)>;
 
-std::vector<Placement> place_queries(const StateSequences& queries, const Alphabet& alphabet,
-                                     const BranchVectors& branches, const ScoringSetup& setup,
+std::vector<Placement> place_queries(const kernels::PaparaProblem& problem, const ScoringSetup& setup,
                                      const QueriesPlaced& placed = {});
 
 // One device's kernel and the workers that feed it.
