@@ -1,6 +1,7 @@
 #include "search/tracebacks.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -54,20 +55,14 @@ void ChunkTracebacks::trace_listed(const TopHits& top) {
 void ChunkTracebacks::trace_early(const TopHits& top) {
   try {
     for (;;) {
-      std::vector<std::pair<std::size_t, engine::ScoredTarget>> todo;
+      std::vector<Hit> todo;
       {
         const auto listed = top.listed_in(first_id_, first_id_ + chunk_.size());
         std::lock_guard lock(mutex_);
         for (const auto& [query, hit] : listed)
           if (taken_.insert({query, hit.target}).second) todo.emplace_back(query, hit);
       }
-      // The largest first, so that a long one does not run alone at the end.
-      std::sort(todo.begin(), todo.end(), [&](const auto& a, const auto& b) {
-        return cells(a.first, a.second.target) > cells(b.first, b.second.target);
-      });
-      std::vector<HitDetails> found(todo.size());
-      parallel_for(todo.size(), setup_.threads,
-                   [&](std::size_t k, unsigned) { found[k] = trace(todo[k].first, todo[k].second); });
+      std::vector<HitDetails> found = trace_all(todo);
       std::lock_guard lock(mutex_);
       for (std::size_t k = 0; k < todo.size(); ++k)
         early_.emplace(Key{todo[k].first, todo[k].second.target}, std::move(found[k]));
@@ -96,18 +91,34 @@ void ChunkTracebacks::wait_for_early() {
 
 void ChunkTracebacks::finish(TopHits& top) {
   wait_for_early();
-  std::vector<TopHits::NewHit> hits = top.make_room_for_new_hits();
-  std::vector<const TopHits::NewHit*> late;
-  for (const TopHits::NewHit& h : hits) {
+  std::vector<Hit> late;
+  std::vector<HitDetails*> late_details;
+  for (const TopHits::NewHit& h : top.make_room_for_new_hits()) {
     const auto found = early_.find({h.query, h.hit.target});
-    if (found != early_.end()) *h.details = std::move(found->second);
-    else late.push_back(&h);
+    if (found != early_.end()) {
+      *h.details = std::move(found->second);
+    } else {
+      late.emplace_back(h.query, h.hit);
+      late_details.push_back(h.details);
+    }
   }
-  std::sort(late.begin(), late.end(), [&](const auto* a, const auto* b) {
-    return cells(a->query, a->hit.target) > cells(b->query, b->hit.target);
+  std::vector<HitDetails> found = trace_all(late);
+  for (std::size_t k = 0; k < late.size(); ++k) *late_details[k] = std::move(found[k]);
+}
+
+std::vector<HitDetails> ChunkTracebacks::trace_all(const std::vector<Hit>& hits) const {
+  // The largest first, on every thread, so that a long one does not run alone at the end.
+  std::vector<std::size_t> order(hits.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return cells(hits[a].first, hits[a].second.target) > cells(hits[b].first, hits[b].second.target);
   });
-  parallel_for(late.size(), setup_.threads,
-               [&](std::size_t k, unsigned) { *late[k]->details = trace(late[k]->query, late[k]->hit); });
+  std::vector<HitDetails> details(hits.size());
+  parallel_for(order.size(), setup_.threads, [&](std::size_t k, unsigned) {
+    const Hit& h = hits[order[k]];
+    details[order[k]] = trace(h.first, h.second);
+  });
+  return details;
 }
 
 }  // namespace hyalign::search

@@ -50,7 +50,9 @@ class ChunkTracebacks {
 
  private:
   using Key = std::pair<std::size_t, std::size_t>;  // (query, target id)
+  using Hit = std::pair<std::size_t, engine::ScoredTarget>;  // (query, hit)
   HitDetails trace(std::size_t query, const engine::ScoredTarget& hit) const;
+  std::vector<HitDetails> trace_all(const std::vector<Hit>& hits) const;  // in `hits`' order
   std::size_t cells(std::size_t query, std::size_t target) const;
   void trace_early(const TopHits& top);
   void wait_for_early();
