@@ -5,6 +5,7 @@
 #include <exception>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -79,7 +80,11 @@ bool background_work_under_way() { return background_work > 0; }
 
 std::shared_future<void> start_gpu_enumeration(DeviceChoice choice) {
   if (choice == DeviceChoice::cpu) return {};
-  return start_in_background([] { usable_gpus(); });
+  static std::mutex mutex;
+  static std::shared_future<void> started;  // one start, however many steps ask for it
+  std::lock_guard lock(mutex);
+  if (!started.valid()) started = start_in_background([] { usable_gpus(); });
+  return started;
 }
 
 GpuSelection select_gpus(DeviceChoice choice, const UnsupportedReason& unsupported_reason) {

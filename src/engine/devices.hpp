@@ -48,7 +48,8 @@ std::shared_future<void> start_in_background(std::function<void()> work);
 bool background_work_under_way();
 
 // Starts the GPU enumeration (CUDA's start-up, a few hundred milliseconds) in the background unless
-// `choice` is cpu, so that it overlaps reading the inputs. The future is ready when done.
+// `choice` is cpu, so that it overlaps reading the inputs. The future is ready when done; a later
+// call returns the first one's.
 std::shared_future<void> start_gpu_enumeration(DeviceChoice choice);
 std::string gpu_unavailable_reason();
 
