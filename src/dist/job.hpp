@@ -75,17 +75,25 @@ class UnitCounter {
 void max_over_ranks(std::span<std::uint64_t> values);
 std::uint64_t from_rank_zero(std::uint64_t value);  // rank 0's value, where ranks must agree
 
-// Items held by every rank (queries) cut into units of consecutive items: at most
-// `most_per_unit` each, and about four units per rank where there are enough items, so that
-// ranks get similar shares; fewer items than ranks leave some ranks without a unit.
+// Items held by every rank (queries) cut into units of consecutive items of about equal work: at
+// most `most_per_unit` items each, and about four units per rank where there are enough items, so
+// that ranks get similar shares; fewer items than ranks leave some ranks without a unit.
 class ItemUnits {
  public:
-  // Units hold a multiple of `together` items (at most most_per_unit, rounded up to one), so that
-  // runs of `together` consecutive items stay in one unit.
-  ItemUnits(std::size_t items, std::size_t most_per_unit, std::size_t together = 1);
-  std::size_t count() const { return (items_ + per_unit_ - 1) / per_unit_; }
-  std::size_t first(std::size_t unit) const { return unit * per_unit_; }
-  std::size_t end(std::size_t unit) const { return std::min(items_, first(unit) + per_unit_); }
+  // weights[i] is item i's work (its residues: a query's cells grow with them). Units hold a
+  // multiple of `together` items (at most most_per_unit, rounded up to one), so that runs of
+  // `together` consecutive items stay in one unit.
+  ItemUnits(std::span<const std::size_t> weights, std::size_t most_per_unit, std::size_t together = 1);
+  // The units of a batch of sequences, weighed by their lengths.
+  template <class Batch>
+  static ItemUnits of_sequences(const Batch& batch, std::size_t most_per_unit, std::size_t together = 1) {
+    std::vector<std::size_t> lengths(batch.size());
+    for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = batch.sequence(i).size();
+    return ItemUnits(lengths, most_per_unit, together);
+  }
+  std::size_t count() const { return bounds_.size() - 1; }
+  std::size_t first(std::size_t unit) const { return bounds_[unit]; }
+  std::size_t end(std::size_t unit) const { return bounds_[unit + 1]; }
 
   // The items of this rank's units, in order.
   std::vector<std::size_t> my_items() const;
@@ -109,7 +117,12 @@ class ItemUnits {
   }
 
  private:
-  std::size_t items_, per_unit_;
+  std::vector<std::size_t> bounds_;  // unit u holds items [bounds_[u], bounds_[u + 1])
 };
+
+// Where units of about equal weight end (ItemUnits): 0, then each unit's end; `units` is the
+// count wanted, more where most_per_unit demands, fewer where there are fewer runs of `together`.
+std::vector<std::size_t> equal_weight_bounds(std::span<const std::size_t> weights, std::size_t units,
+                                             std::size_t most_per_unit, std::size_t together);
 
 }  // namespace hyalign::dist

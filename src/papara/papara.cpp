@@ -135,8 +135,8 @@ void run_papara(const PaparaOptions& options) {
   const BranchVectors branches = compute_branch_vectors(inputs, alphabet, options.gap_model, options.threads);
   log_info("ancestral state vectors of {} branches ({:.2f} s)", branches.branches, clock.lap());
 
-  // MPI ranks take the queries in units of consecutive queries, in turn.
-  const dist::ItemUnits units(inputs.queries.size(), kQueriesPerUnit);
+  // MPI ranks take the queries in units of consecutive queries of about equal residues, in turn.
+  const auto units = dist::ItemUnits::of_sequences(inputs.queries, kQueriesPerUnit);
   StateSequences share;
   const StateSequences& queries = units.share_of(inputs.queries, share);
   const std::size_t all = inputs.queries.size();

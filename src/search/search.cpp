@@ -626,9 +626,10 @@ void run_search(const SearchOptions& given) {
   // The queries read (from a pipe too) and the database's size decide whether CUDA starts.
   const engine::GpuStart gpu_start =
       engine::plan_gpu_start(o.device, [&] { return too_few_cells_for_gpus(o, all_queries.residues.size()); });
-  // MPI ranks take the queries in units of consecutive queries, in turn, and each searches the
-  // whole database; or, with the database split, each scores every query against its own chunks.
-  const dist::ItemUnits units(all_queries.size(), kQueriesPerUnit, strands.per_query());
+  // MPI ranks take the queries in units of consecutive queries of about equal residues, in turn,
+  // and each searches the whole database; or, with the database split, each scores every query
+  // against its own chunks.
+  const auto units = dist::ItemUnits::of_sequences(all_queries, kQueriesPerUnit, strands.per_query());
   CodedSequences query_share;
   const CodedSequences& queries = o.split_database ? all_queries : units.share_of(all_queries, query_share);
   const unsigned threads = std::max(1u, o.threads);

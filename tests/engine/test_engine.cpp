@@ -856,6 +856,57 @@ TEST(Job, StreamUnitsAreAboutFourARankWithinBounds) {
   EXPECT_EQ(hyalign::dist::stream_unit_size(0, 1 << 20, 16 << 20), std::size_t{1} << 20);
 }
 
+// Query units cover every item once, in order, each within its size bound and whole runs of
+// `together`, and dealt in turn to the ranks they give each rank about the same work: queries of
+// uneven lengths, dealt by count, put 4.3 % more residues on one of two ranks (search on two GPUs).
+TEST(Job, QueryUnitsOfEqualWeightGiveRanksEqualWork) {
+  std::mt19937 random(7);
+  int balanced = 0;
+  for (int round = 0; round < 200; ++round) {
+    const std::size_t items = std::uniform_int_distribution<std::size_t>(0, 3000)(random);
+    const std::size_t together = std::uniform_int_distribution<std::size_t>(1, 2)(random);
+    const std::size_t ranks = std::uniform_int_distribution<std::size_t>(1, 4)(random);
+    const std::size_t most = std::uniform_int_distribution<std::size_t>(1, 1000)(random);
+    std::vector<std::size_t> weights(items);
+    for (std::size_t& w : weights) w = std::uniform_int_distribution<std::size_t>(0, 5000)(random);
+    const auto bounds = hyalign::dist::equal_weight_bounds(weights, 4 * ranks, most, together);
+    ASSERT_EQ(bounds.front(), 0u);
+    ASSERT_EQ(bounds.back(), items);
+    const std::size_t most_items = (most + together - 1) / together * together;
+    for (std::size_t u = 0; u + 1 < bounds.size(); ++u) {
+      ASSERT_LT(bounds[u], bounds[u + 1]) << "an empty unit";
+      ASSERT_LE(bounds[u + 1] - bounds[u], most_items);
+      if (bounds[u + 1] < items) ASSERT_EQ(bounds[u + 1] % together, 0u) << "a run of `together` cut";
+    }
+    // Where only the weights cut (four units a rank), each cut is within a run of its even place,
+    // so each rank's share is within two runs a unit of an even share.
+    if (bounds.size() - 1 != 4 * ranks) continue;
+    ++balanced;
+    std::vector<double> share(ranks);
+    double total = 0, heaviest = 0;
+    for (std::size_t u = 0; u + 1 < bounds.size(); ++u)
+      for (std::size_t i = bounds[u]; i < bounds[u + 1]; i += together) {
+        double run = 0;
+        for (std::size_t j = i; j < std::min(items, i + together); ++j) run += static_cast<double>(weights[j]) + 1;
+        share[u % ranks] += run;
+        total += run;
+        heaviest = std::max(heaviest, run);
+      }
+    for (double s : share) EXPECT_NEAR(s, total / static_cast<double>(ranks), 4 * 2 * heaviest) << items << " items";
+  }
+  EXPECT_GT(balanced, 100);
+  // Queries growing longer, two ranks: units of 100 queries each would give rank 1 29 % more
+  // residues than rank 0; units of equal weight, no more than two queries' worth.
+  std::vector<std::size_t> growing(800);
+  for (std::size_t i = 0; i < growing.size(); ++i) growing[i] = i;
+  const auto bounds = hyalign::dist::equal_weight_bounds(growing, 8, 16384, 1);
+  ASSERT_EQ(bounds.size(), 9u);
+  double share[2] = {0, 0};
+  for (std::size_t u = 0; u < 8; ++u)
+    for (std::size_t i = bounds[u]; i < bounds[u + 1]; ++i) share[u % 2] += static_cast<double>(growing[i]) + 1;
+  EXPECT_LE(std::abs(share[0] - share[1]), 2.0 * 800);
+}
+
 // `-t 0` takes the hardware threads the process may run on (a launcher's binding, taskset), not
 // every one of the node's.
 TEST(Job, ThreadsAreThoseTheProcessMayRunOn) {
