@@ -131,31 +131,29 @@ std::size_t stream_unit_size(std::uint64_t total, std::size_t fewest, std::size_
   return static_cast<std::size_t>(std::clamp<std::uint64_t>(share, fewest, std::max(fewest, most)));
 }
 
-std::vector<std::size_t> equal_weight_bounds(std::span<const std::size_t> weights, std::size_t units,
+std::vector<std::size_t> equal_weight_bounds(std::span<const std::size_t> offsets, std::size_t units,
                                              std::size_t most_per_unit, std::size_t together) {
-  const std::size_t items = weights.size();
+  const std::size_t items = offsets.empty() ? 0 : offsets.size() - 1;
   together = std::max<std::size_t>(1, together);
   const std::size_t most = std::max<std::size_t>(1, (most_per_unit + together - 1) / together) * together;
-  // Each item weighs one more than given: items of no residues still cost their setup and output.
-  double total = 0;
-  for (std::size_t w : weights) total += static_cast<double>(w) + 1;
+  // The weight of the items before `end`; each weighs one more than its residues, since items of
+  // none still cost their setup and output.
+  const auto weight_before = [&](std::size_t end) { return static_cast<double>(offsets[end] - offsets[0] + end); };
+  const double total = items == 0 ? 0 : weight_before(items);
   units = std::max({units, std::size_t{1}, (items + most - 1) / most});
   std::vector<std::size_t> bounds{0};
-  double done = 0;
   for (std::size_t first = 0; first < items; first += together) {
     const std::size_t end = std::min(items, first + together);
-    for (std::size_t i = first; i < end; ++i) done += static_cast<double>(weights[i]) + 1;
-    const std::size_t cut = bounds.size();  // the cut that ends unit `cut - 1`
+    const double even_end = total * static_cast<double>(bounds.size()) / static_cast<double>(units);
     const bool full = end + together - bounds.back() > most;
-    if (end < items && (done >= total * static_cast<double>(cut) / static_cast<double>(units) || full))
-      bounds.push_back(end);
+    if (end < items && (weight_before(end) >= even_end || full)) bounds.push_back(end);
   }
   if (items > 0) bounds.push_back(items);
   return bounds;
 }
 
-ItemUnits::ItemUnits(std::span<const std::size_t> weights, std::size_t most_per_unit, std::size_t together)
-    : bounds_(equal_weight_bounds(weights, kUnitsPerRank * static_cast<std::size_t>(size()), most_per_unit,
+ItemUnits::ItemUnits(std::span<const std::size_t> offsets, std::size_t most_per_unit, std::size_t together)
+    : bounds_(equal_weight_bounds(offsets, kUnitsPerRank * static_cast<std::size_t>(size()), most_per_unit,
                                   together)) {}
 
 std::vector<std::size_t> ItemUnits::my_items() const {

@@ -80,16 +80,14 @@ std::uint64_t from_rank_zero(std::uint64_t value);  // rank 0's value, where ran
 // that ranks get similar shares; fewer items than ranks leave some ranks without a unit.
 class ItemUnits {
  public:
-  // weights[i] is item i's work (its residues: a query's cells grow with them). Units hold a
-  // multiple of `together` items (at most most_per_unit, rounded up to one), so that runs of
-  // `together` consecutive items stay in one unit.
-  ItemUnits(std::span<const std::size_t> weights, std::size_t most_per_unit, std::size_t together = 1);
-  // The units of a batch of sequences, weighed by their lengths.
+  // Item i's work grows with its residues, [offsets[i], offsets[i + 1]) (a query's cells do).
+  // Units hold a multiple of `together` items (at most most_per_unit, rounded up to one), so that
+  // runs of `together` consecutive items stay in one unit.
+  ItemUnits(std::span<const std::size_t> offsets, std::size_t most_per_unit, std::size_t together = 1);
+  // The units of a batch of sequences (SequenceBatch).
   template <class Batch>
   static ItemUnits of_sequences(const Batch& batch, std::size_t most_per_unit, std::size_t together = 1) {
-    std::vector<std::size_t> lengths(batch.size());
-    for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = batch.sequence(i).size();
-    return ItemUnits(lengths, most_per_unit, together);
+    return ItemUnits({batch.offsets.data(), batch.offsets.size()}, most_per_unit, together);
   }
   std::size_t count() const { return bounds_.size() - 1; }
   std::size_t first(std::size_t unit) const { return bounds_[unit]; }
@@ -120,9 +118,10 @@ class ItemUnits {
   std::vector<std::size_t> bounds_;  // unit u holds items [bounds_[u], bounds_[u + 1])
 };
 
-// Where units of about equal weight end (ItemUnits): 0, then each unit's end; `units` is the
-// count wanted, more where most_per_unit demands, fewer where there are fewer runs of `together`.
-std::vector<std::size_t> equal_weight_bounds(std::span<const std::size_t> weights, std::size_t units,
+// Where units of about equal weight end (ItemUnits): 0, then each unit's end; an item weighs its
+// residues (offsets as ItemUnits takes them) plus one. `units` is the count wanted: more where
+// most_per_unit demands, fewer where there are fewer runs of `together`.
+std::vector<std::size_t> equal_weight_bounds(std::span<const std::size_t> offsets, std::size_t units,
                                              std::size_t most_per_unit, std::size_t together);
 
 }  // namespace hyalign::dist

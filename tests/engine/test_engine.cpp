@@ -867,9 +867,12 @@ TEST(Job, QueryUnitsOfEqualWeightGiveRanksEqualWork) {
     const std::size_t together = std::uniform_int_distribution<std::size_t>(1, 2)(random);
     const std::size_t ranks = std::uniform_int_distribution<std::size_t>(1, 4)(random);
     const std::size_t most = std::uniform_int_distribution<std::size_t>(1, 1000)(random);
-    std::vector<std::size_t> weights(items);
-    for (std::size_t& w : weights) w = std::uniform_int_distribution<std::size_t>(0, 5000)(random);
-    const auto bounds = hyalign::dist::equal_weight_bounds(weights, 4 * ranks, most, together);
+    std::vector<std::size_t> weights(items), offsets{0};
+    for (std::size_t& w : weights) {
+      w = std::uniform_int_distribution<std::size_t>(0, 5000)(random);
+      offsets.push_back(offsets.back() + w);
+    }
+    const auto bounds = hyalign::dist::equal_weight_bounds(offsets, 4 * ranks, most, together);
     ASSERT_EQ(bounds.front(), 0u);
     ASSERT_EQ(bounds.back(), items);
     const std::size_t most_items = (most + together - 1) / together * together;
@@ -897,9 +900,12 @@ TEST(Job, QueryUnitsOfEqualWeightGiveRanksEqualWork) {
   EXPECT_GT(balanced, 100);
   // Queries growing longer, two ranks: units of 100 queries each would give rank 1 29 % more
   // residues than rank 0; units of equal weight, no more than two queries' worth.
-  std::vector<std::size_t> growing(800);
-  for (std::size_t i = 0; i < growing.size(); ++i) growing[i] = i;
-  const auto bounds = hyalign::dist::equal_weight_bounds(growing, 8, 16384, 1);
+  std::vector<std::size_t> growing(800), offsets{0};
+  for (std::size_t i = 0; i < growing.size(); ++i) {
+    growing[i] = i;
+    offsets.push_back(offsets.back() + i);
+  }
+  const auto bounds = hyalign::dist::equal_weight_bounds(offsets, 8, 16384, 1);
   ASSERT_EQ(bounds.size(), 9u);
   double share[2] = {0, 0};
   for (std::size_t u = 0; u < 8; ++u)
