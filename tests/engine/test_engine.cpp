@@ -879,7 +879,9 @@ TEST(Job, QueryUnitsOfEqualWeightGiveRanksEqualWork) {
     for (std::size_t u = 0; u + 1 < bounds.size(); ++u) {
       ASSERT_LT(bounds[u], bounds[u + 1]) << "an empty unit";
       ASSERT_LE(bounds[u + 1] - bounds[u], most_items);
-      if (bounds[u + 1] < items) ASSERT_EQ(bounds[u + 1] % together, 0u) << "a run of `together` cut";
+      if (bounds[u + 1] < items) {
+        ASSERT_EQ(bounds[u + 1] % together, 0u) << "a run of `together` cut";
+      }
     }
     // Where only the weights cut (four units a rank), each cut is within a run of its even place,
     // so each rank's share is within two runs a unit of an even share.
