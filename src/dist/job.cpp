@@ -137,16 +137,17 @@ std::vector<std::size_t> equal_weight_bounds(std::span<const std::size_t> offset
   together = std::max<std::size_t>(1, together);
   const std::size_t most = std::max<std::size_t>(1, (most_per_unit + together - 1) / together) * together;
   // The weight of the items before `end`; each weighs one more than its residues, since items of
-  // none still cost their setup and output.
-  const auto weight_before = [&](std::size_t end) { return static_cast<double>(offsets[end] - offsets[0] + end); };
-  const double total = items == 0 ? 0 : weight_before(items);
+  // none still cost their setup and output. Integers, so that every rank cuts the same units: the
+  // products below stay under 2^64 for up to 2^40 residues and 2^20 units, beyond what ranks hold.
+  const auto weight_before = [&](std::size_t end) { return std::uint64_t{offsets[end] - offsets[0] + end}; };
+  const std::uint64_t total = items == 0 ? 0 : weight_before(items);
   units = std::max({units, std::size_t{1}, (items + most - 1) / most});
   std::vector<std::size_t> bounds{0};
   for (std::size_t first = 0; first < items; first += together) {
     const std::size_t end = std::min(items, first + together);
-    const double even_end = total * static_cast<double>(bounds.size()) / static_cast<double>(units);
+    const bool even = weight_before(end) * units >= total * bounds.size();  // past the next even cut
     const bool full = end + together - bounds.back() > most;
-    if (end < items && (weight_before(end) >= even_end || full)) bounds.push_back(end);
+    if (end < items && (even || full)) bounds.push_back(end);
   }
   if (items > 0) bounds.push_back(items);
   return bounds;
