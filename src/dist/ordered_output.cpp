@@ -129,4 +129,11 @@ void log_shares(const std::vector<RankShare>& shares, std::size_t k, std::string
              more ? more(shares[r]) : "", shares[r].started, shares[r].first_output);
 }
 
+std::function<std::string(const RankShare&)> cells_and_seconds(std::size_t cells, std::size_t microseconds) {
+  return [=](const RankShare& share) {
+    const auto count = [&](std::size_t k) { return k < share.counts.size() ? static_cast<double>(share.counts[k]) : 0.0; };
+    return fmt::format(", {:.3g} cells in {:.2f} s", count(cells), count(microseconds) / 1e6);
+  };
+}
+
 }  // namespace hyalign::dist

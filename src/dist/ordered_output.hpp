@@ -55,5 +55,8 @@ std::vector<std::uint64_t> summed(const std::vector<RankShare>& shares);
 // then what `more` says of the share.
 void log_shares(const std::vector<RankShare>& shares, std::size_t k, std::string_view what,
                 const std::function<std::string(const RankShare&)>& more = {});
+// For log_shares' `more`: ", C cells in S s" from counts[cells] and counts[microseconds], so that
+// a late rank shows whether it had more work or went slower.
+std::function<std::string(const RankShare&)> cells_and_seconds(std::size_t cells, std::size_t microseconds);
 
 }  // namespace hyalign::dist

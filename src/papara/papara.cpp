@@ -162,7 +162,7 @@ void run_papara(const PaparaOptions& options) {
   log_info("wrote {} ({:.2f} s); peak memory {:.0f} MiB",
            outputs->alignment_path() == "-" ? "standard output" : outputs->alignment_path(), clock.lap(),
            peak_memory_mib());
-  dist::log_shares(shares, 0, "queries");
+  dist::log_shares(shares, 0, "queries", dist::cells_and_seconds(1, 2));
   log_job_scoring(shares);
   outputs->commit();
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -469,9 +470,9 @@ void write_every_query(AtomicOutput& out, const HitRows& r) {
 }
 
 // The rows of this rank's units of queries, written by rank 0 in input order; returns what every
-// rank did (rank 0) or this rank's share.
+// rank did (rank 0) or this rank's share (counts: queries, cells, scoring microseconds).
 std::vector<dist::RankShare> write_in_units(std::optional<AtomicOutput>& out, const dist::ItemUnits& units,
-                                            const HitRows& r, std::size_t cells) {
+                                            const HitRows& r, std::size_t cells, double scoring_seconds) {
   dist::OrderedOutput ordered([&](std::string_view bytes) { out->write(bytes); });
   units.for_each_mine([&](std::size_t unit, std::size_t first, std::size_t end) {
     std::string text;
@@ -479,7 +480,8 @@ std::vector<dist::RankShare> write_in_units(std::optional<AtomicOutput>& out, co
     ordered.write(unit, text);
     ordered.end(unit);
   });
-  return ordered.finish(units.count(), {r.queries.size() / r.strands.per_query(), cells});
+  return ordered.finish(units.count(), {r.queries.size() / r.strands.per_query(), cells,
+                                        static_cast<std::uint64_t>(std::llround(scoring_seconds * 1e6))});
 }
 
 // Devices: the CPU kernel on the threads, one worker per GPU with a core of its own (it unpacks
@@ -669,7 +671,7 @@ void run_search(const SearchOptions& given) {
   if (o.split_database)
     write_every_query(*out, rows);
   else
-    query_shares = write_in_units(out, units, rows, database.cells);
+    query_shares = write_in_units(out, units, rows, database.cells, steps.scoring + steps.tracebacks);
   if (!out) return;
   out->commit();
   steps.writing = seconds_since(step_start);
@@ -685,7 +687,7 @@ void run_search(const SearchOptions& given) {
   if (o.split_database)
     log_shares(database_shares);
   else
-    dist::log_shares(query_shares, 0, "queries");
+    dist::log_shares(query_shares, 0, "queries", dist::cells_and_seconds(1, 2));
   steps.log();
 }
 

@@ -89,6 +89,13 @@ job_cells=$(sed -n 's/.*scoring on 3 ranks: \([^ ]*\) cells.*/\1/p' 3/err.txt)
 same "papara: 1 query" out.phy -- papara -t "$q2/ref.unrooted.nwk" -s "$q2/ref.phy" -q ../one_16S.fa -o out.phy -j 1
 same "papara: PaPaRa's files" papara_alignment.X -- papara -t "$q2/ref.unrooted.nwk" -s "$q2/ref.phy" -q "$q2/gut60.fas" -n X -j 1
 same "search: 11 queries" out.tsv -- search -q ../proteins.fa -d ../protein_db.fa -t 1 -o out.tsv
+# Each rank's line gives its cells and scoring seconds (a late rank: more work, or slower); their
+# cells add up to the job's.
+awk '/searched .* cells in/ { for (i = 1; i < NF; ++i) if ($(i + 1) == "cells" && $(i + 2) == "in") job = $i }
+     /^ *rank .: .* cells in [0-9.]+ s;/ { for (i = 1; i < NF; ++i) if ($(i + 1) == "cells") sum += $i; ranks++ }
+     END { exit !(ranks == 3 && job > 0 && sum > 0.99 * job && sum < 1.01 * job) }' 3/err.txt &&
+  ok "search: each rank's cells and seconds, adding up to the job's" ||
+  { fail "search: each rank's cells and seconds"; grep -E 'rank .:|searched' 3/err.txt; }
 same "search: 2 queries" out.tsv -- search -q ../two_proteins.fa -d ../protein_db.fa -t 1 -o out.tsv
 
 # same_split NAME -- search args: with --split-database, the output of 2 and 3 ranks is byte for
