@@ -87,6 +87,8 @@ struct StepSeconds {
   double queries = 0;         // from the start to the first scoring: queries read (the GPUs start meanwhile)
   double reading_waited = 0;  // the database read while no scoring ran
   double scoring = 0, tracebacks = 0, writing = 0;
+  // The seconds the summary's GCUPS and each rank's share count: the hits found and traced back.
+  double scoring_and_tracebacks() const { return scoring + tracebacks; }
   void log() const {
     log_info("steps: queries {:.2f} s, database reading not overlapped {:.2f} s, scoring {:.2f} s, "
              "tracebacks {:.2f} s, writing {:.2f} s",
@@ -557,7 +559,7 @@ DatabaseShare score_chunks(RankChunks& rank_chunks, CodedSequences& chunk, std::
 // (the ranks score at once), time and memory.
 void log_search(const CodedSequences& queries, QueryStrands strands, const DatabaseShare& database,
                 const Scoring& scoring, double cells, const StepSeconds& steps, double wall_seconds) {
-  const double scoring_seconds = steps.scoring + steps.tracebacks;
+  const double scoring_seconds = steps.scoring_and_tracebacks();
   const char* strand_text = !scoring.dna ? "" : strands.per_query() == 2 ? ", both strands" : strands.minus ? ", minus strand" : ", plus strand";
   log_info("searched {} {} queries ({} residues{}) against {} sequences ({} residues, {} chunk{}) with {}, gaps {}/{}: "
            "{:.3g} cells in {:.2f} s ({:.2f} GCUPS, top hits aligned), {:.2f} s in all, peak memory {:.0f} MiB",
@@ -671,7 +673,7 @@ void run_search(const SearchOptions& given) {
   if (o.split_database)
     write_every_query(*out, rows);
   else
-    query_shares = write_in_units(out, units, rows, database.cells, steps.scoring + steps.tracebacks);
+    query_shares = write_in_units(out, units, rows, database.cells, steps.scoring_and_tracebacks());
   if (!out) return;
   out->commit();
   steps.writing = seconds_since(step_start);
