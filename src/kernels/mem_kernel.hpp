@@ -161,6 +161,10 @@ struct StrandMatches {
     const std::size_t i = strand - first;
     return std::span<const MemMatch>(matches).subspan(offsets[i], offsets[i + 1] - offsets[i]);
   }
+  // The memory it holds.
+  std::size_t bytes() const {
+    return matches.capacity() * sizeof(MemMatch) + offsets.capacity() * sizeof(std::uint64_t);
+  }
 };
 
 // A device that finds the matches of a range of strands. Calls from several threads at once are

@@ -7,6 +7,7 @@
 #include <future>
 #include <limits>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -178,11 +179,19 @@ class DeviceMatcher {
   }
   const std::vector<engine::DeviceReport>& reports() const { return reports_; }
 
-  // Takes back a batch's pieces once written, to reuse their memory: a batch's matches can take
-  // gigabytes, and fresh memory costs a page fault per page.
+  // Takes back a batch's pieces once formatted, to reuse their memory for the next batch's: fresh
+  // memory costs a page fault per page. What the spare pieces hold past kSpareBytes is freed:
+  // pieces vary in size and count from batch to batch, and kept whole, the spares grew to 1.6 GB
+  // over 10 batches (-maxmatch, 200 x 100 kb against a repeat-rich genome).
   void recycle(std::vector<kernels::StrandMatches>& pieces) {
     std::lock_guard lock(spare_mutex_);
-    for (auto& piece : pieces) spare_.push_back(std::move(piece));
+    std::size_t bytes = 0;
+    for (const auto& piece : spare_) bytes += piece.bytes();
+    for (auto& piece : pieces) {
+      bytes += piece.bytes();
+      if (bytes > kSpareBytes) break;
+      spare_.push_back(std::move(piece));
+    }
     pieces.clear();
   }
 
@@ -244,6 +253,7 @@ class DeviceMatcher {
   }
 
   static constexpr std::size_t kQueriesPerTile = 128;
+  static constexpr std::size_t kSpareBytes = std::size_t{512} << 20;
   static constexpr std::size_t kWholeStrandsPerThread = 4;
   engine::StartingDevices<kernels::MemKernel>& devices_;
   const kernels::MemFinder pieces_;  // matches pieces of long strands
@@ -309,35 +319,64 @@ class BatchSections {
   const Strands which_;
 };
 
-// One batch's output: blocks of about the same number of lines (TextBlocks) formatted in parallel
-// into one buffer (huge pages, kept from batch to batch), each block from where the bounds of
-// those before it end; block b is bytes[start[b], end[b]). One buffer instead of one per block: a
-// block's text is too small for huge pages, and faulting it in 4 KiB at a time cost more than
-// formatting it.
+// One batch's output: blocks of about the same number of lines (TextBlocks) formatted in parallel,
+// a window of blocks at a time, into two buffers (huge pages, kept from batch to batch) that take
+// turns: a window is written while the next one is formatted. So the text takes two windows of
+// memory however many matches a batch has (-maxmatch on a repeat-rich genome: 1.1 GB for one
+// batch of 3.7 M letters, whose size followed lighter batches). A buffer per window, not per
+// block: a block's text is too small for huge pages, and faulting it in 4 KiB at a time cost more
+// than formatting it. Block b is the bytes [place[b], place[b] + size[b]) once formatted.
 struct BatchText {
+  const std::size_t window_bytes;
   TextBlocks layout;
-  LargeArray<char> bytes;
-  std::vector<std::size_t> start, end;
+  std::vector<std::size_t> bound;       // per block, its most bytes
+  std::vector<std::size_t> window_end;  // per window, the block after its last
+  std::vector<char*> place;
+  std::vector<std::size_t> size;
+  LargeArray<char> buffers[2];
 
-  std::size_t blocks() const { return end.size(); }
-  std::string_view block(std::size_t b) const { return {bytes.data() + start[b], end[b] - start[b]}; }
-  std::size_t size() const {
-    std::size_t total = 0;
-    for (std::size_t b = 0; b < blocks(); ++b) total += end[b] - start[b];
-    return total;
-  }
-  // Cuts `sections` into blocks and sets their places from bound(b), each block's most bytes.
-  template <typename Bound>
-  void lay_out(const BatchSections& sections, unsigned threads, Bound&& bound) {
+  std::size_t blocks() const { return bound.size(); }
+  std::size_t windows() const { return window_end.size(); }
+  std::size_t window_start(std::size_t w) const { return w == 0 ? 0 : window_end[w - 1]; }
+  std::string_view block(std::size_t b) const { return {place[b], size[b]}; }
+  std::size_t total() const { return std::accumulate(size.begin(), size.end(), std::size_t{0}); }
+
+  // Cuts `sections` into blocks, and the blocks into windows of window_bytes at most (or of one
+  // block) by bound_of(b), block b's most bytes.
+  template <typename BoundOf>
+  void lay_out(const BatchSections& sections, unsigned threads, BoundOf&& bound_of) {
     BatchSections::Walk walk(sections);
     layout.lay_out(sections.count(), [&](std::size_t strand) { return walk.matches(strand).size(); });
     const std::size_t count = layout.blocks();
-    start.assign(count + 1, 0);
-    end.assign(count, 0);
-    parallel_for(count, threads, [&](std::size_t b, unsigned) { start[b + 1] = bound(b); });
-    for (std::size_t b = 0; b < count; ++b) start[b + 1] += start[b];
-    if (start[count] > bytes.capacity()) bytes.clear();  // nothing to copy into the new memory
-    bytes.resize(start[count]);
+    bound.assign(count, 0);
+    place.assign(count, nullptr);
+    size.assign(count, 0);
+    parallel_for(count, threads, [&](std::size_t b, unsigned) { bound[b] = bound_of(b); });
+    window_end.clear();
+    std::size_t bytes = 0;
+    for (std::size_t b = 0; b < count; ++b) {
+      if (b > 0 && bytes + bound[b] > window_bytes) {
+        window_end.push_back(b);
+        bytes = 0;
+      }
+      bytes += bound[b];
+    }
+    if (count > 0) window_end.push_back(count);
+  }
+  // Places window w's blocks in its buffer, whose window before (w - 2) must be written.
+  void place_window(std::size_t w) {
+    const std::size_t first = window_start(w), end = window_end[w];
+    const std::size_t need = std::accumulate(bound.begin() + first, bound.begin() + end, std::size_t{0});
+    LargeArray<char>& buffer = buffers[w % 2];
+    if (buffer.size() < need) {
+      buffer.clear();  // nothing to copy into the new memory
+      buffer.resize(need);
+    }
+    char* at = buffer.data();
+    for (std::size_t b = first; b < end; ++b) {
+      place[b] = at;
+      at += bound[b];
+    }
   }
 };
 
@@ -362,6 +401,12 @@ class BlockWriter {
     }
     ready_.notify_one();
   }
+  // Waits until blocks [0, count) are written; false if the writing failed (finish() says why).
+  bool wait_written(std::size_t count) {
+    std::unique_lock lock(mutex_);
+    written_cv_.wait(lock, [&] { return written_ >= count || failed_; });
+    return written_ >= count;
+  }
   // Waits until every block is written; rethrows a write error.
   void finish() {
     thread_.join();
@@ -377,10 +422,19 @@ class BlockWriter {
         if (!formatted_[b]) return;
         lock.unlock();
         out_.write(unit_, text_.block(b));
+        lock.lock();
+        written_ = b + 1;
+        lock.unlock();
+        written_cv_.notify_one();
       }
       out_.end(unit_);
     } catch (...) {
       error_ = std::current_exception();
+      {
+        std::lock_guard lock(mutex_);
+        failed_ = true;
+      }
+      written_cv_.notify_one();
     }
   }
 
@@ -388,9 +442,11 @@ class BlockWriter {
   std::size_t unit_;
   const BatchText& text_;
   std::mutex mutex_;
-  std::condition_variable ready_;
+  std::condition_variable ready_;       // a block formatted
+  std::condition_variable written_cv_;  // a block written, or the writing failed
   std::vector<bool> formatted_;
-  bool cancelled_ = false;
+  std::size_t written_ = 0;
+  bool cancelled_ = false, failed_ = false;
   std::exception_ptr error_;
   std::jthread thread_;  // last: started once the rest is set up, joined before it goes
 };
@@ -410,22 +466,27 @@ void lay_out_batch_text(const RecordBatch& batch, const BatchStrands& strands,
   });
 }
 
-// MUMmer's text of a whole batch, formatted in parallel blocks into `text` (laid out before),
-// each handed to `out` when done; adds the batch to `totals`.
+// MUMmer's text of a whole batch, formatted a window at a time in parallel blocks into `text`
+// (laid out before), each block handed to `out` when done; adds the batch to `totals`.
 void format_batch(const RecordBatch& batch, const BatchStrands& strands, const std::vector<kernels::StrandMatches>& found,
                   const MemOptions& options, const SectionWriter& writer, BatchText& text, BlockWriter& out,
                   QueryTotals& totals) {
   const BatchSections sections(batch, strands, found, options.strands);
-  parallel_for(text.blocks(), options.threads, [&](std::size_t b, unsigned) {
-    char* const from = text.bytes.data() + text.start[b];
-    char* to = from;
-    BatchSections::Walk walk(sections);
-    text.layout.for_each_part(b, [&](std::size_t strand, bool header, std::size_t first, std::size_t end) {
-      to = walk.part(strand, first, end, [&](const auto&... part) { return writer.write(to, part..., header); });
+  for (std::size_t w = 0; w < text.windows(); ++w) {
+    if (w >= 2 && !out.wait_written(text.window_end[w - 2])) return;  // the writing failed: out.finish() throws
+    text.place_window(w);
+    const std::size_t first = text.window_start(w);
+    parallel_for(text.window_end[w] - first, options.threads, [&](std::size_t i, unsigned) {
+      const std::size_t b = first + i;
+      char* to = text.place[b];
+      BatchSections::Walk walk(sections);
+      text.layout.for_each_part(b, [&](std::size_t strand, bool header, std::size_t from, std::size_t end) {
+        to = walk.part(strand, from, end, [&](const auto&... part) { return writer.write(to, part..., header); });
+      });
+      text.size[b] = static_cast<std::size_t>(to - text.place[b]);
+      out.formatted(b);
     });
-    text.end[b] = text.start[b] + static_cast<std::size_t>(to - from);
-    out.formatted(b);
-  });
+  }
   totals.count(batch);
   for (const auto& piece : found) totals.matches += piece.matches.size();
 }
@@ -508,11 +569,13 @@ struct BatchInFlight {
 };
 
 // One query file in batches, the steps overlapping: while one batch is matched, the next is read
-// and the one before written; with `overlap` (GPUs match) also the next batch's strands are made
-// and the one before is formatted. CPU-only runs keep those two out of the matching, whose
-// threads they would slow by more than they save (measured on the H100 host's 16 cores).
-// Memory holds about four batches however long the file (BatchSizer). Only this rank's batches
-// are matched (`totals`); `units` counts the job's batches.
+// and the end of the one before written; with `overlap` (GPUs match) also the next batch's strands
+// are made and the one before is formatted. CPU-only runs keep those two out of the matching, whose
+// threads they would slow by more than they save (measured on the H100 host's 16 cores), and
+// format the batch before first, so that its matches' memory is free for the next batch's. Memory
+// holds the records of three batches, the matches of one (two with `overlap`) and two windows of
+// text, however long the file (BatchSizer, BatchText). Only this rank's batches are matched
+// (`totals`); `units` counts the job's batches.
 void match_query_file(const std::string& path, DeviceMatcher& matcher, const MemOptions& options,
                       const SectionWriter& writer, dist::OrderedOutput& out, dist::UnitCounter& units,
                       QueryTotals& totals) {
@@ -523,7 +586,7 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
   std::size_t next_unit = 0;
   // One batch's text, written while the next batch is matched; the writing ends before the buffer
   // is reused, so a second buffer would only hold a largest batch's memory idle.
-  BatchText text;
+  BatchText text{options.output_window_bytes};
   std::optional<BlockWriter> writing;
   // Seconds the calling thread spent on each step or waiting for it.
   double read = 0, match = 0, format = 0, write = 0;
@@ -545,13 +608,7 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
         if (got && overlap) make_strands(next, options.strands, options.threads, true, next_strands);
         return got;
       });
-      const auto match_current = [&] { return matcher.match(current.strands); };
-      if (overlap) {
-        matching = std::async(std::launch::async, match_current);
-      } else {
-        current.found = match_current();
-        match += clock.lap();
-      }
+      if (overlap) matching = std::async(std::launch::async, [&] { return matcher.match(current.strands); });
     }
     if (pending) {
       if (writing) writing->finish();  // the batch before, from `text`
@@ -561,8 +618,12 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
       writing.emplace(out, previous.unit, text);
       format_batch(previous.records, previous.strands, previous.found, options, writer, text, *writing, totals);
       matcher.recycle(previous.found);
-      sizer.saw(previous.records.total_residues(), text.size());
+      sizer.saw(previous.records.total_residues(), text.total());
       format += clock.lap();
+    }
+    if (more && !overlap) {
+      current.found = matcher.match(current.strands);
+      match += clock.lap();
     }
     pending = more;
     if (more) {

@@ -26,6 +26,9 @@ struct MemOptions {
   engine::DeviceChoice device = engine::DeviceChoice::automatic;
   std::size_t gpu_memory = 0;  // bytes of each GPU the index may take (0: what it has free)
   std::size_t batch_letters = 0;  // query letters per batch (0: chosen from the output's size)
+  // Bytes of output text formatted at a time; two such windows are held (one formatted while the
+  // other is written), whatever a batch's matches.
+  std::size_t output_window_bytes = std::size_t{128} << 20;
 };
 
 void run_mem(const MemOptions& options);
