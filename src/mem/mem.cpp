@@ -129,55 +129,18 @@ class DeviceMatcher {
     const kernels::StrandSet set = strands.view();
     if (!set.starts.empty())  // the query letters, which start held GPUs once past their bound
       devices_.count_work(static_cast<double>(set.starts.back() - set.starts.front()) / strands.per_query);
-    std::vector<kernels::StrandMatches> found;
-    const bool long_strands = trial_ && kernels::StrandWork::cuts(set, pieces_, threads_);
-    for (std::size_t first = 0, end = 0; first < set.size(); first = end) {
-      // While the GPUs start, the cores take a batch of long strands a query at a time, so that
-      // the GPUs take the rest as soon as they are ready. Taken whole, a batch whose strands cost
-      // the cores 1.4 s held GPUs ready 1.2 s before (400 x 100 kb -maxmatch: auto 6.0 s, the GPU
-      // alone 5.0 s).
-      const bool by_queries = long_strands && devices_.starting() && piece_finder(set) != nullptr;
-      end = by_queries ? std::min(set.size(), first + strands.per_query) : set.size();
-      match_strands(set, first, end, long_strands, strands.per_query, found);
-    }
-    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    kernels::order_for_output(pieces_.params().kind, found, threads_);
-    return found;
-  }
-  const std::vector<engine::DeviceReport>& reports() const { return reports_; }
-
-  // Takes back a batch's pieces once formatted, to reuse their memory for the next batch's: fresh
-  // memory costs a page fault per page. What the spare pieces hold past kSpareBytes is freed:
-  // pieces vary in size and count from batch to batch, and kept whole, the spares grew to 1.6 GB
-  // over 10 batches (-maxmatch, 200 x 100 kb against a repeat-rich genome).
-  void recycle(std::vector<kernels::StrandMatches>& pieces) {
-    std::lock_guard lock(spare_mutex_);
-    std::size_t bytes = 0;
-    for (const auto& piece : spare_) bytes += piece.bytes();
-    for (auto& piece : pieces) {
-      bytes += piece.bytes();
-      if (bytes > kSpareBytes) break;
-      spare_.push_back(std::move(piece));
-    }
-    pieces.clear();
-  }
-
- private:
-  // Appends the matches of strands [first, end) of `set` to `found`, as pieces; `long_strands`:
-  // in a trial, whether the batch has strands the cores would cut (StrandWork::cuts).
-  void match_strands(const kernels::StrandSet& set, std::size_t first, std::size_t end, bool long_strands,
-                     unsigned per_query, std::vector<kernels::StrandMatches>& found) {
     engine::DeviceUse use = use_;
     const kernels::MemFinder* cutter = piece_finder(set);
-    if (trial_ && gpus_match() && long_strands) {
+    if (trial_ && gpus_match() && kernels::StrandWork::cuts(set, pieces_, threads_)) {
       // Long strands (under -maxmatch, any over 16 Ki letters): shared whole, the cores would hold
       // the batch on theirs (40 x 1 Mbp -maxmatch: auto 33.7 s, the GPU alone 5.3 s). The devices
       // take turns instead: the cores on the strands in pieces, then the GPUs alone.
       if (cores_tried()) use = engine::DeviceUse::gpus_alone;
       else cutter = &pieces_;
     }
-    kernels::StrandWork work(set, first, end - first, kQueriesPerTile * per_query, cutter, threads_);
+    kernels::StrandWork work(set, 0, set.size(), kQueriesPerTile * strands.per_query, cutter, threads_);
     engine::TileQueue queue(1, 1, work.size(), 1);
+    std::vector<kernels::StrandMatches> found;
     std::mutex found_mutex;
     const auto find = [&](kernels::MemKernel& kernel, std::size_t, const engine::WorkTile& tile) {
       double letters = 0;
@@ -210,8 +173,29 @@ class DeviceMatcher {
     if (trial_) choose_devices(batch_reports);
     engine::add_reports(reports_, batch_reports);
     work.gather_pieces(found, [&] { return take_spare(); }, threads_);
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    kernels::order_for_output(pieces_.params().kind, found, threads_);
+    return found;
+  }
+  const std::vector<engine::DeviceReport>& reports() const { return reports_; }
+
+  // Takes back a batch's pieces once formatted, to reuse their memory for the next batch's: fresh
+  // memory costs a page fault per page. What the spare pieces hold past kSpareBytes is freed:
+  // pieces vary in size and count from batch to batch, and kept whole, the spares grew to 1.6 GB
+  // over 10 batches (-maxmatch, 200 x 100 kb against a repeat-rich genome).
+  void recycle(std::vector<kernels::StrandMatches>& pieces) {
+    std::lock_guard lock(spare_mutex_);
+    std::size_t bytes = 0;
+    for (const auto& piece : spare_) bytes += piece.bytes();
+    for (auto& piece : pieces) {
+      bytes += piece.bytes();
+      if (bytes > kSpareBytes) break;
+      spare_.push_back(std::move(piece));
+    }
+    pieces.clear();
   }
 
+ private:
   // The finder that cuts long strands into pieces, or none. GPUs take whole strands only: a batch
   // they match is not cut, nor one they may join for the trial as they start, where its strands
   // are enough to keep every thread busy whole.
@@ -343,7 +327,6 @@ class BatchSections {
 // block: a block's text is too small for huge pages, and faulting it in 4 KiB at a time cost more
 // than formatting it. Block b is the bytes [place[b], place[b] + size[b]) once formatted.
 struct BatchText {
-  explicit BatchText(std::size_t window) : window_bytes(window) {}
   const std::size_t window_bytes;
   TextBlocks layout;
   std::vector<std::size_t> bound;       // per block, its most bytes

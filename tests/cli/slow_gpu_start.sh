@@ -110,17 +110,6 @@ large_pipe_job mem_pipe_past_bound \
   bash -c 'cat mem_many.fa | "$0" mem -l 20 -t 1 --device auto genome.hymi - -o mem_many.out 2>/dev/null' "$hyalign"
 large_pipe_job map_pipe_past_bound \
   bash -c 'cat mem_reads.fa | "$0" map -K 2000 -t 1 --device auto genome.hymi - -o map_many.sam 2>/dev/null' "$hyalign"
-# A large -maxmatch job of long strands with auto: while CUDA starts, the cores match each batch a
-# query at a time (3 queries of 350 kb a batch, cut into pieces on 2 threads), and the output is
-# --device cpu's.
-awk 'NR == 2 { g = $0 } END { for (q = 1; q <= 12; q++) { s = "";
-  for (i = 0; i < 18; i++) { p = (i * 7919 + q * 104729) % 20000; s = s substr(g, 1, p) "N" substr(g, p + 2) }
-  print ">long" q; print substr(s, 1, 350000) } }' genome.fa >mem_long.fa
-"$hyalign" mem -maxmatch -b -l 20 -t 2 --device cpu genome.hymi mem_long.fa -o mem_long.cpu 2>/dev/null ||
-  fail mem_long_strands_cpu
-slow "$hyalign" mem -maxmatch -b -l 20 -t 2 --device auto genome.hymi mem_long.fa -o mem_long.auto 2>/dev/null &&
-  [ -e driver_called ] && cmp -s mem_long.cpu mem_long.auto && ok mem_long_strands_while_gpus_start ||
-  fail mem_long_strands_while_gpus_start
 # A search database from a pipe or a small gzip file holds the GPUs: a small one never starts them,
 # and a large one does once its first chunk passes 4e9 cells a thread (40 queries × 396 k residues:
 # 5.2e9 cells, the first chunk cut at 303 k residues).
