@@ -327,6 +327,7 @@ class BatchSections {
 // block: a block's text is too small for huge pages, and faulting it in 4 KiB at a time cost more
 // than formatting it. Block b is the bytes [place[b], place[b] + size[b]) once formatted.
 struct BatchText {
+  explicit BatchText(std::size_t window) : window_bytes(window) {}
   const std::size_t window_bytes;
   TextBlocks layout;
   std::vector<std::size_t> bound;       // per block, its most bytes

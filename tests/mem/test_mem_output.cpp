@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <exception>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -40,7 +41,14 @@ std::string read_slowly(const std::string& fifo, Write&& write) {
     }
     close(fd);
   });
-  write(fifo);
+  try {
+    write(fifo);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+  }
+  // Where the writer never opened the pipe, the reader still waits in open(): this ends it.
+  const int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+  if (fd >= 0) close(fd);
   reader.join();
   unlink(fifo.c_str());
   return text;
