@@ -6,8 +6,10 @@
 # DEVICES (default "cpu gpu auto"; gpu@MIB adds --gpu-memory MIB: the suffix array in pieces) and
 # OPTION_SETS pick the runs: sets split by '|', each
 # "READS:OPTIONS" (default "READS:-mumreference -l 20 -b|READS/10:-maxmatch -l 20 -b": -maxmatch
-# prints every copy of a repeat, hundreds of lines per read here). WORK (a new temporary folder)
-# holds the files; outputs are removed once compared.
+# prints every copy of a repeat, hundreds of lines per read here), or "COUNTxLENGTH:OPTIONS" for
+# COUNT queries of LENGTH letters sampled from the genome (such as "400x100000:-maxmatch -l 20 -b",
+# 19 GB of output on the default genome). WORK (a new temporary folder) holds the files; outputs
+# are removed once compared.
 set -euo pipefail
 build=$(realpath "$1")
 bases=${2:-100000000}
@@ -28,7 +30,13 @@ echo "inputs ready in $(seconds "$start") s: reads.fa $(stat -c %s reads.fa) byt
 for set in "${option_sets[@]}"; do
   count=${set%%:*} options=${set#*:}
   queries=reads.fa
-  if [ "$count" -lt "$reads" ]; then queries=reads_$count.fa; head -n $((2 * count)) reads.fa >"$queries"; fi
+  if [[ $count == *x* ]]; then
+    queries=queries_$count.fa
+    [ -s "$queries" ] || "$build/bench/hyalign_make_reads" genome.fa "${count%x*}" "${count#*x}" 0.01 3 >"$queries"
+  elif [ "$count" -lt "$reads" ]; then
+    queries=reads_$count.fa
+    head -n $((2 * count)) reads.fa >"$queries"
+  fi
   tag=$(echo "$options" | tr -d ' -')
   declare -A best=()
   for round in $(seq "$rounds"); do
@@ -40,7 +48,7 @@ for set in "${option_sets[@]}"; do
       "$build/hyalign" mem $device_options $options genome.hymi "$queries" -o "out_${tag}_$device.txt" 2>"run_${tag}_$device.err" ||
         { cat "run_${tag}_$device.err"; exit 1; }
       took=$(seconds "$start")
-      echo "$count reads, $options --device $device (round $round): $took s end to end; $(grep -h 'matched' "run_${tag}_$device.err" | sed 's/^.*matched/matched/')"
+      echo "$count queries, $options --device $device (round $round): $took s end to end; $(grep -h 'matched' "run_${tag}_$device.err" | sed 's/^.*matched/matched/')"
       grep -hE '%|calling thread' "run_${tag}_$device.err" | sed 's/^[^ ]* [^ ]* */    /' || true
       if [ -z "${best[$device]:-}" ] || awk -v a="$took" -v b="${best[$device]}" 'BEGIN { exit !(a < b) }'; then best[$device]=$took; fi
     done
