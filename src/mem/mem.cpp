@@ -585,8 +585,8 @@ void match_query_file(const std::string& path, DeviceMatcher& matcher, const Mem
   BatchInFlight flight[2];
   RecordBatch next;
   std::size_t next_unit = 0;
-  // One batch's text, written while the next batch is matched; the writing ends before the buffer
-  // is reused, so a second buffer would only hold a largest batch's memory idle.
+  // The text of the batch being written: its last windows are written while the next batch is
+  // matched, and the writing ends before the next batch's text is laid out.
   BatchText text{options.output_window_bytes};
   std::optional<BlockWriter> writing;
   // Seconds the calling thread spent on each step or waiting for it.
